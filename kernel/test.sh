@@ -1,0 +1,338 @@
+#!/usr/bin/env bash
+# Build a Linux 6.12 kernel with Rust support (once, cached), build the
+# out-of-tree errtrace module, boot it under qemu and check the serial log.
+# Runs from a fresh Debian 12 machine as root. See kernel/README.md.
+#
+# Usage: kernel/test.sh [--kernel-only]
+#   --kernel-only   install the toolchain and build/cache the kernel, then stop.
+set -Eeuo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+
+# ---------------------------------------------------------------- settings
+CACHE_ROOT=${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}
+# Source tree of the library crate linked into the module (its lib.rs is the
+# crate root; it is compiled as crate `errtrace`). Real one: $REPO/crates/errtrace/src
+CORE_SRC=${ERRTRACE_CORE_SRC:-$HERE/stand-in/errtrace/src}
+# Extra rustc flags for that crate, e.g. --cfg 'feature="macros"'.
+CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS:-}
+# Cargo package dir of the proc-macro crate (standalone or workspace member).
+# Real one: $REPO/crates/errtrace-macros
+MACROS_DIR=${ERRTRACE_MACROS_DIR:-$HERE/stand-in/macros}
+MACROS_PKG=${ERRTRACE_MACROS_PKG:-errtrace-macros}
+MACROS_LIB=${ERRTRACE_MACROS_LIB:-${MACROS_PKG//-/_}}
+# Kbuild module sources (Kbuild + *.rs + *.c), copied to the build dir.
+MODULE_SRC=${ERRTRACE_MODULE_DIR:-$HERE/module}
+# Commands run inside the guest, and the checks on the serial log.
+SCENARIOS=${ERRTRACE_SCENARIOS:-$HERE/scenarios.sh}
+CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
+JOBS=${ERRTRACE_JOBS:-$(nproc)}
+BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
+# Per-run output (module build, initramfs, serial log); outside the repository.
+OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
+
+RUST_WEB_VERSION=1.85.0+dfsg3-1~deb12u3
+BINDGEN_VERSION=0.65.1
+KSRC_PKG=linux-source-6.12
+KSRC_TAR=/usr/src/linux-source-6.12.tar.xz
+RUSTC=/usr/bin/rustc
+RUSTDOC=/usr/bin/rustdoc
+BINDGEN_ROOT=$CACHE_ROOT/tools/bindgen-$BINDGEN_VERSION
+BINDGEN=$BINDGEN_ROOT/bin/bindgen
+# Bump when the way the kernel is built changes, to invalidate caches.
+RECIPE=1
+
+KERNEL_ONLY=0
+for arg in "$@"; do
+    case $arg in
+        --kernel-only) KERNEL_ONLY=1 ;;
+        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+        *) echo "test.sh: unknown argument: $arg" >&2; exit 2 ;;
+    esac
+done
+
+# ---------------------------------------------------------------- helpers
+CURRENT_STEP=setup
+TIMINGS=()
+die() { echo "test.sh: FAILED in step '$CURRENT_STEP': $*" >&2; exit 1; }
+on_err() {
+    local rc=$?
+    echo "test.sh: FAILED in step '$CURRENT_STEP' (command exited $rc at line ${BASH_LINENO[0]})" >&2
+    [[ -n ${STEP_LOG:-} && -f ${STEP_LOG:-} ]] && { echo "--- last lines of $STEP_LOG:" >&2; tail -n 40 "$STEP_LOG" >&2; }
+    exit "$rc"
+}
+trap on_err ERR
+# step NAME FUNCTION: run FUNCTION, print and record its wall time.
+step() {
+    local name=$1 fn=$2 t0 t1
+    CURRENT_STEP=$name
+    STEP_LOG=
+    echo "==> [$name] $(date +%T)"
+    t0=$(date +%s)
+    "$fn"
+    t1=$(date +%s)
+    TIMINGS+=("$(printf '%-10s %5ss' "$name" $((t1 - t0)))")
+    echo "<== [$name] done in $((t1 - t0))s"
+}
+print_timings() {
+    echo "==> timings:"
+    local t
+    for t in "${TIMINGS[@]}"; do echo "    $t"; done
+}
+# Run a long command with its output in a log file (shown on failure).
+logged() {
+    STEP_LOG=$1; shift
+    "$@" >"$STEP_LOG" 2>&1
+}
+
+[[ $(id -u) -eq 0 ]] || die "must run as root (installs packages, makes device nodes)"
+
+# ---------------------------------------------------------------- steps
+APT=(apt-get -o DPkg::Lock::Timeout=900 -y -q)
+PACKAGES=(
+    "rustc-web=$RUST_WEB_VERSION" "rust-web-src=$RUST_WEB_VERSION"
+    "libstd-rust-web-dev=$RUST_WEB_VERSION" "libstd-rust-web-1.85=$RUST_WEB_VERSION"
+    clang lld llvm libclang-dev
+    qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
+    "$KSRC_PKG" make xz-utils gzip
+)
+
+do_apt() {
+    # Skip apt entirely when every package is installed at the wanted version.
+    local missing=() p name ver have
+    for p in "${PACKAGES[@]}"; do
+        name=${p%%=*}; ver=${p#*=}; [[ $ver == "$p" ]] && ver=
+        have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' "$name" 2>/dev/null || true)
+        if [[ $have != installed* ]] || [[ -n $ver && $have != "installed $ver" ]]; then
+            missing+=("$p")
+        fi
+    done
+    if ((${#missing[@]} == 0)); then
+        echo "    all packages present"
+    else
+        echo "    installing: ${missing[*]}"
+        mkdir -p "$CACHE_ROOT"
+        logged "$CACHE_ROOT/apt.log" "${APT[@]}" update
+        logged "$CACHE_ROOT/apt-install.log" \
+            env DEBIAN_FRONTEND=noninteractive "${APT[@]}" install --no-install-recommends "${PACKAGES[@]}"
+    fi
+    [[ -x $RUSTC ]] || die "$RUSTC missing after install"
+    "$RUSTC" --version | grep -q '^rustc 1\.85\.' || die "$RUSTC is not 1.85: $("$RUSTC" --version)"
+    [[ -f $KSRC_TAR ]] || die "$KSRC_TAR missing after install"
+    command -v cargo >/dev/null || die "cargo not found (needed for bindgen-cli and the proc-macro crate)"
+}
+
+do_bindgen() {
+    if [[ -x $BINDGEN ]] && "$BINDGEN" --version | grep -q " $BINDGEN_VERSION\$"; then
+        echo "    $BINDGEN present"
+        return
+    fi
+    mkdir -p "$CACHE_ROOT/tools"
+    # Built with the machine's cargo/rustc; it is a host tool only.
+    logged "$CACHE_ROOT/tools/bindgen.log" \
+        cargo install --locked --force --root "$BINDGEN_ROOT" bindgen-cli --version "$BINDGEN_VERSION"
+    "$BINDGEN" --version
+}
+
+KMAKE=()
+kernel_key() {
+    {
+        echo "recipe $RECIPE"
+        dpkg-query -W -f='${Package} ${Version}\n' "$KSRC_PKG"
+        stat -c '%s %Y' "$KSRC_TAR"
+        cat "$HERE/config.fragment"
+        "$RUSTC" -vV
+        "$BINDGEN" --version
+        clang --version | head -n1
+        ld.lld --version
+    } | sha256sum | cut -c1-16
+}
+setup_kernel_vars() {
+    KEY=$(kernel_key)
+    KBASE=$CACHE_ROOT/$KEY
+    KDIR=$KBASE/linux-source-6.12
+    KSTAMP=$KBASE/.built
+    KMAKE=(make -C "$KDIR" LLVM=1 RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
+}
+
+do_untar() {
+    echo "    kernel cache: $KBASE"
+    rm -rf "$KBASE"
+    mkdir -p "$KBASE"
+    tar -C "$KBASE" -xJf "$KSRC_TAR"
+    [[ -f $KDIR/Makefile ]] || die "unexpected tarball layout: no $KDIR/Makefile"
+}
+
+do_config() {
+    logged "$KBASE/config.log" "${KMAKE[@]}" rustavailable
+    logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
+    (cd "$KDIR" && logged "$KBASE/config.log" \
+        ./scripts/kconfig/merge_config.sh -m .config "$HERE/config.fragment")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    cp "$HERE/config.fragment" "$KBASE/config.fragment"
+    # Every line of the fragment must have survived (dependencies can drop options).
+    local line opt bad=0
+    while IFS= read -r line; do
+        if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]]; then
+            grep -qx "$line" "$KDIR/.config" || { echo "    not in .config: $line" >&2; bad=1; }
+        elif [[ $line =~ ^#\ (CONFIG_[A-Z0-9_]+)\ is\ not\ set$ ]]; then
+            opt=${BASH_REMATCH[1]}
+            grep -q "^$opt=" "$KDIR/.config" && { echo "    still set: $(grep "^$opt=" "$KDIR/.config")" >&2; bad=1; }
+        fi
+    done <"$HERE/config.fragment"
+    ((bad == 0)) || die "config fragment not applied (see $KBASE/config.log and $KDIR/.config)"
+}
+
+do_kbuild() {
+    echo "    log: $KBASE/build.log"
+    # `modules` (no in-tree modules with this config) writes Module.symvers,
+    # which modpost needs to resolve an external module's kernel symbols.
+    logged "$KBASE/build.log" "${KMAKE[@]}" -j"$JOBS" bzImage modules modules_prepare
+    [[ -f $KDIR/arch/x86/boot/bzImage ]] || die "no bzImage"
+    [[ -f $KDIR/Module.symvers ]] || die "no Module.symvers"
+    [[ -f $KDIR/rust/libkernel.rmeta ]] || die "no rust/libkernel.rmeta (Rust support not built)"
+    date -u +%FT%TZ >"$KSTAMP"
+}
+
+do_macros() {
+    [[ -f $MACROS_DIR/Cargo.toml ]] || die "no Cargo.toml in ERRTRACE_MACROS_DIR=$MACROS_DIR"
+    local target=$CACHE_ROOT/macros-target
+    echo "    $MACROS_PKG from $MACROS_DIR (target dir $target)"
+    # Same rustc as the kernel: a proc-macro .so is loaded into that rustc.
+    # -p builds only that package and its dependencies, even in a workspace.
+    logged "$OUT/macros.log" \
+        env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" \
+        cargo build --release -p "$MACROS_PKG" \
+        --manifest-path "$MACROS_DIR/Cargo.toml" --target-dir "$target"
+    MACROS_SO=$target/release/lib$MACROS_LIB.so
+    [[ -f $MACROS_SO ]] || die "proc-macro library not found: $MACROS_SO"
+    echo "    $MACROS_SO"
+}
+
+# Path of a directory relative to the repository (absolute if outside it).
+repo_rel() {
+    local abs
+    abs=$(cd "$1" && pwd)
+    case $abs in
+        "$REPO"/*) echo "${abs#"$REPO"/}" ;;
+        *) echo "$abs" ;;
+    esac
+}
+
+do_module() {
+    local mdir=$OUT/module
+    [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
+    rm -rf "$mdir"
+    mkdir -p "$mdir"
+    cp -r "$MODULE_SRC/." "$mdir/"
+    # The library crate: a symlink farm of CORE_SRC whose root lib.rs is named
+    # errtrace.rs, so Kbuild compiles it as crate `errtrace` and `mod x;`
+    # finds the sibling x.rs / x/mod.rs / x/ directories.
+    cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
+    mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
+    echo "    build dir: $mdir"
+    logged "$OUT/module.log" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
+        ERRTRACE_MACROS_SO="$MACROS_SO" ERRTRACE_MACROS_LIB="$MACROS_LIB" \
+        ERRTRACE_CORE_RUSTFLAGS="$CORE_RUSTFLAGS" \
+        ERRTRACE_CORE_REL="$(repo_rel "$CORE_SRC")" \
+        ERRTRACE_MODULE_REL="$(repo_rel "$MODULE_SRC")" modules
+    if grep -E '^(warning|error)' "$OUT/module.log" >/dev/null; then
+        echo "    compiler diagnostics (full log: $OUT/module.log):"
+        grep -E -A6 '^(warning|error)' "$OUT/module.log" | sed 's/^/      /'
+    fi
+    local ko
+    shopt -s nullglob
+    KOS=("$mdir"/*.ko)
+    shopt -u nullglob
+    ((${#KOS[@]} > 0)) || die "no .ko built in $mdir"
+    for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
+}
+
+do_initramfs() {
+    local root=$OUT/initramfs
+    rm -rf "$root"
+    mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib/modules}
+    [[ -x /bin/busybox ]] || die "/bin/busybox missing (package busybox-static)"
+    cp /bin/busybox "$root/bin/busybox"
+    mknod -m 600 "$root/dev/console" c 5 1
+    mknod -m 666 "$root/dev/null" c 1 3
+    cp "${KOS[@]}" "$root/lib/modules/"
+    cp "$SCENARIOS" "$root/scenarios.sh"
+    cat >"$root/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+cd /lib/modules
+echo "ERRTRACE-GUEST: start"
+# scenario NAME: marks the start of a scenario in the serial log.
+scenario() { echo "ERRTRACE-SCENARIO: $*"; }
+# run CMD...: echo the command, run it, echo its exit code.
+run() { echo "ERRTRACE-RUN: $*"; "$@"; echo "ERRTRACE-RC: $? ($1)"; }
+. /scenarios.sh
+echo "ERRTRACE-GUEST: done"
+reboot -f
+EOF
+    chmod +x "$root/init"
+    (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz"
+    echo "    $OUT/initramfs.cpio.gz"
+}
+
+do_boot() {
+    SERIAL_LOG=$OUT/serial.log
+    rm -f "$SERIAL_LOG"
+    echo "    serial log: $SERIAL_LOG"
+    local rc=0
+    timeout --foreground -k 10 "$BOOT_TIMEOUT" \
+        qemu-system-x86_64 -accel tcg -nographic -no-reboot -m 512 \
+        -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
+        -append "console=ttyS0 panic=-1 oops=panic" \
+        -serial "file:$SERIAL_LOG" -monitor none </dev/null >"$OUT/qemu.out" 2>&1 || rc=$?
+    # Drop CRs and the firmware's terminal escape sequences.
+    [[ -f $SERIAL_LOG ]] && sed -i -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' "$SERIAL_LOG"
+    ((rc != 124)) || die "qemu timed out after ${BOOT_TIMEOUT}s (serial log: $SERIAL_LOG)"
+    ((rc == 0)) || die "qemu exited $rc: $(cat "$OUT/qemu.out") (serial log: $SERIAL_LOG)"
+    [[ -s $SERIAL_LOG ]] || die "empty serial log"
+}
+
+do_check() {
+    bash "$CHECK" "$SERIAL_LOG" || die "serial log checks failed (log: $SERIAL_LOG)"
+}
+
+# ---------------------------------------------------------------- main
+# (in a function, so that editing this file cannot disturb a running test)
+main() {
+    # One test.sh at a time per cache (they share the kernel build and $OUT).
+    mkdir -p "$CACHE_ROOT"
+    exec 9>"$CACHE_ROOT/.lock"
+    if ! flock -n 9; then
+        echo "==> waiting for another kernel/test.sh using $CACHE_ROOT"
+        flock 9
+    fi
+    step apt do_apt
+    step bindgen do_bindgen
+    setup_kernel_vars
+    if [[ -f $KSTAMP ]]; then
+        echo "==> kernel cached: $KDIR (built $(cat "$KSTAMP"))"
+    else
+        step untar do_untar
+        step config do_config
+        step bzImage do_kbuild
+    fi
+    if ((KERNEL_ONLY)); then print_timings; return 0; fi
+
+    mkdir -p "$OUT"
+    step macros do_macros
+    step module do_module
+    step initramfs do_initramfs
+    step boot do_boot
+    step check do_check
+    print_timings
+    echo "test.sh: OK (serial log: $SERIAL_LOG)"
+}
+
+main "$@"
