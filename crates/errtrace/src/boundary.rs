@@ -1,0 +1,117 @@
+//! Boundaries: where errors leave Rust code (module init, driver probe, a syscall or ioctl
+//! return, an `extern "C"` function, `main`). No error leaves silently.
+
+use crate::code::Code;
+use crate::control::flags;
+use crate::error::{Error, Result};
+use crate::policy::{self, Policy};
+use crate::sink::{self, Level, Record, RecordKind};
+use crate::site::{SiteRef, SITES};
+use core::panic::Location;
+use core::sync::atomic::Ordering;
+
+/// Hands `result` out of Rust code: an error that nobody reported is printed here with its full
+/// report (origin and trail) at error level; then the error is consumed and its code handed back.
+///
+/// - An error that was already reported (logged by its creator or by `.log()`, or held back by
+///   its policy) is not printed again; with `+p` on this boundary's site, a debug line says
+///   "already reported".
+/// - Codes whose policy is quiet (`EAGAIN`, `EPROBE_DEFER`, … by default) are not printed, but
+///   counted at this site, like the kernel's probe path.
+/// - The boundary's own site (its caller's location) is rate-limited like any site.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::{code::EIO, err, boundary};
+///
+/// fn init() -> errtrace::Result { Err(err!(EIO)) }
+///
+/// // In a kernel module: `fn init(..) -> Result<Self> { ... boundary("demo init", init()) ... }`
+/// let r: Result<(), errtrace::code::Code> = boundary("demo init", init());
+/// assert_eq!(r, Err(EIO));
+/// assert_eq!(r.unwrap_err().to_errno(), -5);
+/// ```
+#[track_caller]
+pub fn boundary<T>(name: &str, result: Result<T>) -> core::result::Result<T, Code> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => Err(leave(name, e, Location::caller())),
+    }
+}
+
+/// [`boundary`] for `extern "C"` returns: `0` on success, the negative errno on failure.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::{code::ENODEV, Error};
+/// #[no_mangle]
+/// extern "C" fn demo_probe() -> i32 {
+///     errtrace::boundary_errno("demo_probe", Err(Error::new(ENODEV)))
+/// }
+/// assert_eq!(demo_probe(), -19);
+/// ```
+#[track_caller]
+pub fn boundary_errno(name: &str, result: Result) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(e) => leave(name, e, Location::caller()).to_errno(),
+    }
+}
+
+#[inline(never)]
+fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
+    let code = e.code();
+    let site = SiteRef::get(SITES.intern_location(loc));
+    if let Some(s) = site {
+        s.state()
+            .last_code
+            .store(u32::from(code.get()), Ordering::Relaxed);
+    }
+    if e.is_logged() {
+        let debug_on =
+            site.is_some_and(|s| s.state().flags.load(Ordering::Relaxed) & flags::PRINT_ON != 0);
+        if debug_on {
+            sink::emit(&Record {
+                level: Level::Debug,
+                kind: RecordKind::AlreadyReported,
+                code,
+                at: crate::site::Origin::from_location(loc),
+                flags: 0,
+                error: Some(&e),
+                message: None,
+                suppressed: 0,
+                boundary: Some(name),
+            });
+        }
+        e.dispose();
+        return code;
+    }
+    // The origin's class decides whether an unreported error prints here: quiet codes do not.
+    let origin_policy = policy::effective(e.site(), code);
+    let quiet = matches!(origin_policy, Policy::Quiet | Policy::Debug);
+    let emit = if quiet {
+        if let Some(s) = site {
+            s.state().suppressed.fetch_add(1, Ordering::Relaxed);
+        }
+        false
+    } else {
+        matches!(policy::decide(site, code), policy::Decision::Emit { .. })
+    };
+    if emit {
+        sink::emit(&Record {
+            level: Level::Error,
+            kind: RecordKind::Boundary,
+            code,
+            at: crate::site::Origin::from_location(loc),
+            flags: 0,
+            error: Some(&e),
+            message: None,
+            suppressed: 0,
+            boundary: Some(name),
+        });
+    }
+    e.dispose();
+    code
+}

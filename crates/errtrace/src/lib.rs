@@ -1,0 +1,145 @@
+//! errtrace: errors that remember where they came from, log once where they belong, and never
+//! leave silently — for kernel-style `no_std` Rust, at the cost of a bare errno.
+//!
+//! # The five-minute tour
+//!
+//! An [`Error`] is an errno ([`code`]) in 8 bytes that also knows its **origin** (file, line,
+//! column, and for [`err!`] the function) and its **trail** (every hop it took), kept out of line
+//! in an always-on, lock-free [flight recorder](recorder).
+//!
+//! ```
+//! use errtrace::{err, boundary, code::{EIO, ENODEV}, ResultExt};
+//!
+//! // The creator logs, once, at its site's policy (rate-limited by default).
+//! fn read_reg(reg: u8) -> errtrace::Result<u8> {
+//!     if reg == 0x10 {
+//!         return Err(err!(EIO, "read of reg {:#x} failed", reg));
+//!     }
+//!     Ok(0x42)
+//! }
+//!
+//! // `#[errtrace::trace]` records a hop at every `?` of the function.
+//! #[errtrace::trace]
+//! fn chip_id() -> errtrace::Result<u8> {
+//!     let id = read_reg(0x10)?;
+//!     Ok(id)
+//! }
+//!
+//! // `.context()` records a hop with a message; `Err(ENODEV)?` makes an error at the `?`.
+//! fn probe() -> errtrace::Result {
+//!     let id = chip_id().context("reading chip id")?;
+//!     if id != 0x42 {
+//!         Err(ENODEV)?;
+//!     }
+//!     Ok(())
+//! }
+//!
+//! // A boundary: an error nobody reported is printed here with its full report; then its code
+//! // is handed back (this one was logged by its creator, so it is not printed twice).
+//! assert_eq!(boundary("demo probe", probe()), Err(EIO));
+//! ```
+//!
+//! The pieces:
+//!
+//! - [`Error`], [`Result`], [`code`]: the value; `Display` is one line, `{:#}` /
+//!   [`Error::report`] the whole story.
+//! - [`ResultExt`]: [`trace`](ResultExt::trace), [`context`](ResultExt::context),
+//!   [`log`](ResultExt::log), [`log_with`](ResultExt::log_with), and instead of `.expect()`:
+//!   [`not_expected`](ResultExt::not_expected), [`or_log`](ResultExt::or_log).
+//! - [`policy`]: who logs, how often (`always`, `once`, rate limits, `quiet`, `debug`), the
+//!   default class of each code; [`boundary()`] where errors leave; dropped-unhandled warnings.
+//! - [`sink`]: where records go (stderr, `log`, `tracing`, `defmt`, your own, a test capture).
+//! - [`site`], [`recorder`]: the site table with counters, the flight recorder.
+//! - [`control`]: dynamic_debug-style runtime control; [`fault`]: fault injection;
+//!   [`probe`]: SDT probes for tracers.
+//! - [`platform`]: clock and CPU-id hooks; [`config`]: build-time capacities.
+//!
+//! # `no_std`
+//!
+//! The crate is `#![no_std]` and never allocates: every table is a fixed-size static. Turn off
+//! default features for `no_std`; install a [`sink`] (and a [clock](platform::set_clock) for
+//! time-based rate limits). The Linux kernel glue in the repository's `kernel/` does exactly that.
+//!
+//! # Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | stderr sink, std clock and thread ids, `std::io::Error` conversions, [`sink::Capture`] |
+//! | `registry` | yes | lists `err!` sites before they first fire (`linkme` link-time registry) |
+//! | `macros` | yes | `#[errtrace::trace]` |
+//! | `log` | no | [`sink::LogSink`] |
+//! | `tracing` | no | [`sink::TracingSink`] |
+//! | `defmt` | no | `sink::DefmtSink` |
+//! | `sdt` | no | SystemTap SDT probes ([`probe`]) |
+#![no_std]
+#![warn(missing_docs)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+mod boundary;
+pub mod code;
+pub mod config;
+pub mod control;
+mod error;
+mod interop;
+mod macros;
+pub mod platform;
+pub mod policy;
+pub mod probe;
+mod raw;
+pub mod recorder;
+mod report;
+pub mod sink;
+pub mod site;
+mod sync;
+mod trail;
+
+pub use boundary::{boundary, boundary_errno};
+pub use error::{Error, Result};
+pub use report::Report;
+pub use trail::ResultExt;
+
+/// Rewrites every `?` in a function's body so that each records a hop at its location (zero
+/// cost on the success path). Only the function's own body: `?` inside nested closures,
+/// `async` blocks and nested items is left alone.
+#[cfg(feature = "macros")]
+pub use errtrace_macros::trace;
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::trail::hop::{HopErrtrace, HopOther};
+
+    #[cfg(feature = "registry")]
+    pub use linkme;
+
+    /// All static sites of the program, collected at link time.
+    #[cfg(feature = "registry")]
+    #[linkme::distributed_slice]
+    pub static SITE_REGISTRY: [&'static crate::site::Site];
+
+    /// `err!` with a message: the creator logs.
+    #[inline(never)]
+    pub fn log_created(
+        e: &mut crate::Error,
+        site: &'static crate::site::Site,
+        args: core::fmt::Arguments<'_>,
+    ) {
+        crate::policy::log_created(e, site, args)
+    }
+}

@@ -1,0 +1,115 @@
+//! The macros: [`err!`](crate::err) (and, in [`fault`](crate::fault), `fail_point!`).
+
+/// Makes an [`Error`](crate::Error) at a static site that records file, line, column, module
+/// and the enclosing function; with a message, the creator logs it (per the site's policy).
+///
+/// ```text
+/// err!(CODE)                          // make, don't log
+/// err!(CODE, "format", args…)         // make and log (the creator logs)
+/// err!(POLICY, CODE[, "format", args…])
+/// ```
+///
+/// `CODE` is a code name (`EIO`, resolved in [`errtrace::code`](crate::code)) or any expression
+/// of type [`Code`](crate::code::Code). `POLICY` is one of `always`, `once`, `quiet`, `debug`,
+/// `ratelimit(BURST, INTERVAL_MS)`; without it the code's default class applies
+/// ([`policy`](crate::policy)).
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::err;
+///
+/// fn read_reg(reg: u32) -> errtrace::Result<u32> {
+///     if reg > 0xff {
+///         return Err(err!(EIO, "read of reg {:#x} failed", reg));
+///     }
+///     Ok(0)
+/// }
+///
+/// let e = read_reg(0x100).unwrap_err();
+/// assert!(e.is_logged());
+/// assert!(e.origin().function.unwrap().ends_with("read_reg"));
+///
+/// let quiet = err!(quiet, EAGAIN);
+/// quiet.handled();
+/// let code = errtrace::code::ENODEV;
+/// err!(once, code, "no device").handled();
+/// ```
+#[macro_export]
+macro_rules! err {
+    (always, $($rest:tt)+) => { $crate::__err_impl!([Always]; $($rest)+) };
+    (once, $($rest:tt)+) => { $crate::__err_impl!([Once]; $($rest)+) };
+    (quiet, $($rest:tt)+) => { $crate::__err_impl!([Quiet]; $($rest)+) };
+    (debug, $($rest:tt)+) => { $crate::__err_impl!([Debug]; $($rest)+) };
+    (ratelimit($burst:expr, $interval_ms:expr), $($rest:tt)+) => {
+        $crate::__err_impl!([RateLimited($burst, $interval_ms)]; $($rest)+)
+    };
+    ($($rest:tt)+) => { $crate::__err_impl!([Default]; $($rest)+) };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __err_impl {
+    ([$($policy:tt)+]; $code:expr) => {{
+        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], "");
+        $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code))
+    }};
+    ([$($policy:tt)+]; $code:expr, $fmt:literal $($args:tt)*) => {{
+        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], $fmt);
+        let mut e = $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code));
+        $crate::__private::log_created(&mut e, &__ERRTRACE_SITE, format_args!($fmt $($args)*));
+        e
+    }};
+}
+
+/// Declares a static site named `$name` here.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __site {
+    ($name:ident, $kind:ident, [$($policy:tt)+], $fmt:expr) => {
+        fn __errtrace_here() {}
+        static $name: $crate::site::Site = $crate::site::Site::new(
+            file!(),
+            line!(),
+            column!(),
+            module_path!(),
+            || ::core::any::type_name_of_val(&__errtrace_here),
+            $fmt,
+            $crate::site::SiteKind::$kind,
+            $crate::site::SourcePolicy::$($policy)+,
+        );
+        $crate::__register_site!($name);
+    };
+}
+
+/// Resolves a code name in `errtrace::code`, or takes a `Code` expression.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __code {
+    ($code:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::code::*;
+        let c: $crate::code::Code = $code;
+        c
+    }};
+}
+
+/// Adds a static site to the link-time registry, so it is listed before it first fires.
+#[cfg(feature = "registry")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_site {
+    ($name:ident) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::SITE_REGISTRY)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __ERRTRACE_REGISTERED: &'static $crate::site::Site = &$name;
+    };
+}
+
+/// Without the registry a static site is interned when it first fires.
+#[cfg(not(feature = "registry"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __register_site {
+    ($name:ident) => {};
+}

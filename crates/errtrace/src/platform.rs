@@ -1,0 +1,123 @@
+//! Platform hooks: the monotonic clock (for rate limits) and the thread/CPU id (for the recorder
+//! and the `t` flag).
+//!
+//! Each hook is set at most once, at start-up, from any context, without allocation:
+//!
+//! - With the `std` feature the clock defaults to [`std::time::Instant`] and the id to a small
+//!   per-thread number; call [`set_clock`] / [`set_cpu_id`] before the first error to replace them
+//!   (tests install a fake clock this way).
+//! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and
+//!   `raw_smp_processor_id`. With no clock at all, rate limiting falls back to counting events
+//!   (see [`policy`](crate::policy)).
+//!
+//! # Examples
+//!
+//! ```
+//! use core::sync::atomic::{AtomicU64, Ordering};
+//! static NOW: AtomicU64 = AtomicU64::new(0);
+//! fn fake_clock() -> u64 { NOW.load(Ordering::Relaxed) }
+//!
+//! // Succeeds only for the first caller in the process.
+//! let _ = errtrace::platform::set_clock(fake_clock);
+//! ```
+
+use crate::raw::SetOnce;
+
+/// A monotonic clock in nanoseconds.
+pub type ClockFn = fn() -> u64;
+/// The current thread or CPU id.
+pub type CpuIdFn = fn() -> u32;
+
+#[cfg(not(loom))]
+static CLOCK: SetOnce<ClockFn> = SetOnce::new();
+#[cfg(not(loom))]
+static CPU_ID: SetOnce<CpuIdFn> = SetOnce::new();
+
+/// The hook was already set; the new one is handed back.
+#[derive(Debug)]
+pub struct AlreadySet;
+
+impl core::fmt::Display for AlreadySet {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("errtrace: this hook was already set")
+    }
+}
+
+/// Installs the monotonic nanosecond clock used by rate limits.
+///
+/// # Errors
+///
+/// [`AlreadySet`] when a clock was installed before (the first one stays).
+#[cfg(not(loom))]
+pub fn set_clock(clock: ClockFn) -> Result<(), AlreadySet> {
+    CLOCK.set(clock).map_err(|_| AlreadySet)
+}
+
+/// Installs the thread/CPU id hook recorded with every event.
+///
+/// # Errors
+///
+/// [`AlreadySet`] when a hook was installed before.
+#[cfg(not(loom))]
+pub fn set_cpu_id(hook: CpuIdFn) -> Result<(), AlreadySet> {
+    CPU_ID.set(hook).map_err(|_| AlreadySet)
+}
+
+/// Milliseconds from the installed clock (or the `std` default), `None` without a clock.
+#[cfg(not(loom))]
+pub(crate) fn now_ms() -> Option<u32> {
+    let ns = match CLOCK.get() {
+        Some(c) => c(),
+        None => default_clock()?,
+    };
+    Some((ns / 1_000_000) as u32)
+}
+
+#[cfg(loom)]
+pub(crate) fn now_ms() -> Option<u32> {
+    None
+}
+
+/// The current thread/CPU id, `u32::MAX` when no hook is known.
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn cpu_id() -> u32 {
+    match CPU_ID.get() {
+        Some(h) => h(),
+        None => default_cpu_id(),
+    }
+}
+
+#[cfg(loom)]
+pub(crate) fn cpu_id() -> u32 {
+    u32::MAX
+}
+
+#[cfg(all(feature = "std", not(loom)))]
+fn default_clock() -> Option<u64> {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    let start = START.get_or_init(Instant::now);
+    Some(start.elapsed().as_nanos() as u64)
+}
+
+#[cfg(all(not(feature = "std"), not(loom)))]
+fn default_clock() -> Option<u64> {
+    None
+}
+
+#[cfg(all(feature = "std", not(loom)))]
+fn default_cpu_id() -> u32 {
+    use core::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    std::thread_local! {
+        static ID: u32 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    ID.try_with(|id| *id).unwrap_or(u32::MAX)
+}
+
+#[cfg(all(not(feature = "std"), not(loom)))]
+fn default_cpu_id() -> u32 {
+    u32::MAX
+}

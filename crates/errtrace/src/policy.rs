@@ -1,0 +1,756 @@
+//! Who logs, and how often: per-site policies, the default class of each code, and rate limits.
+//!
+//! A *log decision* happens when an error is made with a message ([`err!`](crate::err)`(EIO, "…")`),
+//! when [`ResultExt::log`](crate::ResultExt::log) sees an `Err`, at a
+//! [boundary](crate::boundary()), and when an error is dropped unhandled. The decision follows,
+//! first match wins:
+//!
+//! 1. the site's runtime control state ([`control`](crate::control): `-p` silences, `+p` makes a
+//!    quiet or debug site print, a policy word replaces the policy);
+//! 2. the policy written at the site (`err!(quiet, EAGAIN)`, `err!(once, EIO, "…")`,
+//!    `err!(ratelimit(5, 1000), EIO, "…")`);
+//! 3. the default class of the error's code: [`Policy::Quiet`] for codes that are normal in a
+//!    kernel (`EAGAIN`, `EINTR`, `ERESTARTSYS` and its kin, `EPROBE_DEFER`, `ENOMEM`), like
+//!    `dev_err_probe`; configurable at build time (`ERRTRACE_QUIET_CODES=11,4,512`) and at
+//!    start-up ([`set_code_policy`]);
+//! 4. otherwise [`Policy::RateLimited`] with the default burst and interval (10 per 5 s, like
+//!    `printk_ratelimited`; [`set_default_ratelimit`]).
+//!
+//! A quiet or rate-limited error still counts as logged: it is recorded and counted, and nobody
+//! prints it later (it was decided not to print).
+//!
+//! # Rate limits
+//!
+//! Each site has its own state, like the kernel's `DEFINE_RATELIMIT_STATE` per call site. A window
+//! opens at the first message; up to `burst` messages print in it; the rest are counted. The first
+//! message after the window closes first prints "<site>: N messages suppressed" (or call
+//! [`flush_suppressed`] to print pending counts now). `interval` 0 never limits; `burst` 0
+//! suppresses everything.
+//!
+//! Without a clock ([`platform`](crate::platform): `no_std` and none installed) the window is
+//! counted in events instead of time: it closes after `burst × 100` events at the site.
+//!
+//! # Examples
+//!
+//! ```
+//! use errtrace::{code::{EAGAIN, EIO}, policy::{self, Policy}};
+//!
+//! assert_eq!(policy::default_for(EAGAIN), Policy::Quiet);
+//! assert_eq!(policy::default_for(EIO), Policy::RateLimited { burst: 10, interval_ms: 5000 });
+//! ```
+
+use crate::code::{Code, MAX_ERRNO};
+use crate::site::{RateState, SourcePolicy};
+use crate::sync::{AtomicU32, AtomicU8, Ordering};
+
+/// How often a site's messages print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Every time.
+    Always,
+    /// The first time only, like `pr_err_once`.
+    Once,
+    /// At most `burst` per `interval_ms`, then a count of the suppressed ones.
+    RateLimited {
+        /// Messages per window.
+        burst: u32,
+        /// Window length in milliseconds.
+        interval_ms: u32,
+    },
+    /// Never printed; recorded in the flight recorder and counted.
+    Quiet,
+    /// Printed only when enabled at runtime (`+p` in [`control`](crate::control)).
+    Debug,
+}
+
+impl core::fmt::Display for Policy {
+    /// `always`, `once`, `ratelimit(10/5s)`, `quiet`, `debug`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            Policy::Always => f.write_str("always"),
+            Policy::Once => f.write_str("once"),
+            Policy::Quiet => f.write_str("quiet"),
+            Policy::Debug => f.write_str("debug"),
+            Policy::RateLimited { burst, interval_ms } => {
+                if interval_ms % 1000 == 0 {
+                    write!(f, "ratelimit({}/{}s)", burst, interval_ms / 1000)
+                } else {
+                    write!(f, "ratelimit({}/{}ms)", burst, interval_ms)
+                }
+            }
+        }
+    }
+}
+
+/// The kernel's `DEFAULT_RATELIMIT_BURST`.
+pub const DEFAULT_BURST: u32 = 10;
+/// The kernel's `DEFAULT_RATELIMIT_INTERVAL` (5 s), in milliseconds.
+pub const DEFAULT_INTERVAL_MS: u32 = 5000;
+
+#[cfg(not(loom))]
+static BURST: AtomicU32 = AtomicU32::new(DEFAULT_BURST);
+#[cfg(not(loom))]
+static INTERVAL: AtomicU32 = AtomicU32::new(DEFAULT_INTERVAL_MS);
+
+/// Codes quiet by default, from `ERRTRACE_QUIET_CODES` at build time when set.
+const BUILD_QUIET: [u16; 16] = quiet_codes(option_env!("ERRTRACE_QUIET_CODES"));
+
+const fn quiet_codes(env: Option<&str>) -> [u16; 16] {
+    let mut out = [0u16; 16];
+    let Some(text) = env else {
+        // EAGAIN, EINTR, ENOMEM, ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+        // ERESTART_RESTARTBLOCK, EPROBE_DEFER.
+        let d = [11u16, 4, 12, 512, 513, 514, 516, 517];
+        let mut i = 0;
+        while i < d.len() {
+            out[i] = d[i];
+            i += 1;
+        }
+        return out;
+    };
+    let mut bytes = text.as_bytes();
+    let mut n: u32 = 0;
+    let mut count = 0;
+    let mut any = false;
+    loop {
+        let (b, rest) = match bytes {
+            [b, rest @ ..] => (Some(*b), rest),
+            [] => (None, bytes),
+        };
+        match b {
+            Some(d @ b'0'..=b'9') => {
+                n = n * 10 + (d - b'0') as u32;
+                any = true;
+                assert!(
+                    n <= MAX_ERRNO as u32,
+                    "ERRTRACE_QUIET_CODES: value above 4095"
+                );
+            }
+            Some(b',') | Some(b' ') | None => {
+                if any {
+                    assert!(count < 16, "ERRTRACE_QUIET_CODES: at most 16 codes");
+                    out[count] = n as u16;
+                    count += 1;
+                }
+                n = 0;
+                any = false;
+                if b.is_none() {
+                    return out;
+                }
+            }
+            Some(_) => panic!("ERRTRACE_QUIET_CODES: expected comma-separated errno numbers"),
+        }
+        bytes = rest;
+    }
+}
+
+const CLASS_DEFAULT: u8 = 0;
+const CLASS_RATELIMIT: u8 = 1;
+const CLASS_QUIET: u8 = 2;
+const CLASS_ALWAYS: u8 = 3;
+const CLASS_ONCE: u8 = 4;
+const CLASS_DEBUG: u8 = 5;
+
+#[cfg(not(loom))]
+static CLASS: [AtomicU8; MAX_ERRNO as usize + 1] =
+    [const { AtomicU8::new(CLASS_DEFAULT) }; MAX_ERRNO as usize + 1];
+
+/// The default policy of errors with `code` (before any per-site setting).
+pub fn default_for(code: Code) -> Policy {
+    let class = class_of(code);
+    let (burst, interval_ms) = default_ratelimit();
+    match class {
+        CLASS_QUIET => Policy::Quiet,
+        CLASS_ALWAYS => Policy::Always,
+        CLASS_ONCE => Policy::Once,
+        CLASS_DEBUG => Policy::Debug,
+        _ => Policy::RateLimited { burst, interval_ms },
+    }
+}
+
+#[cfg(not(loom))]
+fn class_of(code: Code) -> u8 {
+    let c = CLASS
+        .get(code.get() as usize)
+        .map_or(CLASS_DEFAULT, |c| c.load(Ordering::Relaxed));
+    if c != CLASS_DEFAULT {
+        return c;
+    }
+    if BUILD_QUIET.contains(&code.get()) {
+        CLASS_QUIET
+    } else {
+        CLASS_RATELIMIT
+    }
+}
+
+#[cfg(loom)]
+fn class_of(code: Code) -> u8 {
+    if BUILD_QUIET.contains(&code.get()) {
+        CLASS_QUIET
+    } else {
+        CLASS_RATELIMIT
+    }
+}
+
+/// Sets the default class of `code` at start-up. Only the kind of `policy` matters for
+/// [`Policy::RateLimited`]: its numbers come from [`set_default_ratelimit`].
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::{code::ETIMEDOUT, policy::{self, Policy}};
+/// policy::set_code_policy(ETIMEDOUT, Policy::Quiet);
+/// assert_eq!(policy::default_for(ETIMEDOUT), Policy::Quiet);
+/// ```
+#[cfg(not(loom))]
+pub fn set_code_policy(code: Code, policy: Policy) {
+    let class = match policy {
+        Policy::Always => CLASS_ALWAYS,
+        Policy::Once => CLASS_ONCE,
+        Policy::Quiet => CLASS_QUIET,
+        Policy::Debug => CLASS_DEBUG,
+        Policy::RateLimited { .. } => CLASS_RATELIMIT,
+    };
+    if let Some(c) = CLASS.get(code.get() as usize) {
+        c.store(class, Ordering::Relaxed);
+    }
+}
+
+/// Sets the default burst and interval of rate-limited sites.
+#[cfg(not(loom))]
+pub fn set_default_ratelimit(burst: u32, interval_ms: u32) {
+    BURST.store(burst, Ordering::Relaxed);
+    INTERVAL.store(interval_ms, Ordering::Relaxed);
+}
+
+/// The default `(burst, interval_ms)`.
+#[cfg(not(loom))]
+pub fn default_ratelimit() -> (u32, u32) {
+    (
+        BURST.load(Ordering::Relaxed),
+        INTERVAL.load(Ordering::Relaxed),
+    )
+}
+
+#[cfg(loom)]
+fn default_ratelimit() -> (u32, u32) {
+    (DEFAULT_BURST, DEFAULT_INTERVAL_MS)
+}
+
+// ---- runtime (control) policy encoding, stored in SiteState::policy ----
+
+pub(crate) const RT_NONE: u32 = 0;
+const RT_ALWAYS: u32 = 1;
+const RT_ONCE: u32 = 2;
+const RT_QUIET: u32 = 3;
+const RT_DEBUG: u32 = 4;
+const RT_RATELIMIT: u32 = 5;
+
+/// Encodes a policy for a site's runtime state: `(policy word, interval word)`.
+pub(crate) fn encode(policy: Policy) -> (u32, u32) {
+    match policy {
+        Policy::Always => (RT_ALWAYS, 0),
+        Policy::Once => (RT_ONCE, 0),
+        Policy::Quiet => (RT_QUIET, 0),
+        Policy::Debug => (RT_DEBUG, 0),
+        Policy::RateLimited { burst, interval_ms } => {
+            (RT_RATELIMIT | (burst.min(0x00FF_FFFF) << 8), interval_ms)
+        }
+    }
+}
+
+pub(crate) fn decode(word: u32, interval: u32) -> Option<Policy> {
+    match word & 0xFF {
+        RT_ALWAYS => Some(Policy::Always),
+        RT_ONCE => Some(Policy::Once),
+        RT_QUIET => Some(Policy::Quiet),
+        RT_DEBUG => Some(Policy::Debug),
+        RT_RATELIMIT => Some(Policy::RateLimited {
+            burst: word >> 8,
+            interval_ms: interval,
+        }),
+        _ => None,
+    }
+}
+
+pub(crate) fn from_source(p: SourcePolicy) -> Option<Policy> {
+    match p {
+        SourcePolicy::Default => None,
+        SourcePolicy::Always => Some(Policy::Always),
+        SourcePolicy::Once => Some(Policy::Once),
+        SourcePolicy::Quiet => Some(Policy::Quiet),
+        SourcePolicy::Debug => Some(Policy::Debug),
+        SourcePolicy::RateLimited(burst, interval_ms) => {
+            Some(Policy::RateLimited { burst, interval_ms })
+        }
+    }
+}
+
+/// What a rate limiter said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    /// Print this message.
+    pub(crate) emit: bool,
+    /// A window closed with this many suppressed messages: report them first.
+    pub(crate) closed_missed: u32,
+}
+
+/// The kernel's `___ratelimit`, lock-free.
+///
+/// `now_ms` is `None` without a clock: the window then spans `burst × 100` events.
+pub(crate) fn ratelimit(
+    rs: &RateState,
+    burst: u32,
+    interval_ms: u32,
+    now_ms: Option<u32>,
+) -> Verdict {
+    if interval_ms == 0 {
+        return Verdict {
+            emit: true,
+            closed_missed: 0,
+        };
+    }
+    if burst == 0 {
+        rs.missed.fetch_add(1, Ordering::Relaxed);
+        return Verdict {
+            emit: false,
+            closed_missed: 0,
+        };
+    }
+    let mut closed_missed = 0;
+    match now_ms {
+        Some(now) => {
+            let now = now.max(1);
+            let start = rs.start_ms.load(Ordering::Acquire);
+            if start == 0 {
+                let _ = rs
+                    .start_ms
+                    .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
+            } else if now.wrapping_sub(start) >= interval_ms
+                && rs
+                    .start_ms
+                    .compare_exchange(start, now, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                // This thread closed the window.
+                closed_missed = rs.missed.swap(0, Ordering::AcqRel);
+                rs.printed.store(0, Ordering::Release);
+            }
+        }
+        None => {
+            let window = burst.saturating_mul(100);
+            let n = rs.events.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+            if n > window
+                && rs
+                    .events
+                    .compare_exchange(n, 1, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                closed_missed = rs.missed.swap(0, Ordering::AcqRel);
+                rs.printed.store(0, Ordering::Release);
+            }
+        }
+    }
+    let printed = rs.printed.fetch_add(1, Ordering::AcqRel);
+    if printed < burst {
+        Verdict {
+            emit: true,
+            closed_missed,
+        }
+    } else {
+        rs.missed.fetch_add(1, Ordering::Relaxed);
+        Verdict {
+            emit: false,
+            closed_missed,
+        }
+    }
+}
+
+/// `Once`: true for the first caller only.
+pub(crate) fn once(rs: &RateState) -> bool {
+    rs.printed
+        .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed)
+        .is_ok()
+}
+
+#[cfg(not(loom))]
+pub use decide::*;
+
+#[cfg(not(loom))]
+mod decide {
+    use super::*;
+    use crate::control::flags;
+    use crate::error::Error;
+    use crate::sink::{self, Level, Record, RecordKind};
+    use crate::site::{SiteRef, SiteState};
+
+    /// The effective policy at a site for `code`.
+    pub fn effective(site: Option<SiteRef>, code: Code) -> Policy {
+        if let Some(s) = site {
+            let st = s.state();
+            let w = st.policy.load(Ordering::Relaxed);
+            if w != RT_NONE {
+                if let Some(p) = decode(w, st.interval_ms.load(Ordering::Relaxed)) {
+                    return p;
+                }
+            }
+            if let Some(p) = from_source(s.source_policy()) {
+                return p;
+            }
+        }
+        default_for(code)
+    }
+
+    /// The outcome of a log decision.
+    pub(crate) enum Decision {
+        /// Print; first report this many suppressed messages from a closed window.
+        Emit { closed_missed: u32 },
+        /// Held back (counted in `suppressed`); still report a closed window's count.
+        Suppress { closed_missed: u32 },
+    }
+
+    /// Decides whether a message at `site` for `code` prints, updating the counters.
+    pub(crate) fn decide(site: Option<SiteRef>, code: Code) -> Decision {
+        let Some(s) = site else {
+            return fallback_decision();
+        };
+        let st = s.state();
+        let f = st.flags.load(Ordering::Relaxed);
+        let d = if f & flags::PRINT_OFF != 0 {
+            Decision::Suppress { closed_missed: 0 }
+        } else {
+            match effective(Some(s), code) {
+                Policy::Always => Decision::Emit { closed_missed: 0 },
+                Policy::Once => {
+                    if once(&st.log_rate) {
+                        Decision::Emit { closed_missed: 0 }
+                    } else {
+                        Decision::Suppress { closed_missed: 0 }
+                    }
+                }
+                Policy::Quiet | Policy::Debug => {
+                    if f & flags::PRINT_ON != 0 {
+                        limited(st, default_ratelimit())
+                    } else {
+                        Decision::Suppress { closed_missed: 0 }
+                    }
+                }
+                Policy::RateLimited { burst, interval_ms } => limited(st, (burst, interval_ms)),
+            }
+        };
+        match d {
+            Decision::Emit { .. } => st.logged.fetch_add(1, Ordering::Relaxed),
+            Decision::Suppress { .. } => st.suppressed.fetch_add(1, Ordering::Relaxed),
+        };
+        d
+    }
+
+    fn limited(st: &SiteState, (burst, interval_ms): (u32, u32)) -> Decision {
+        let v = ratelimit(&st.log_rate, burst, interval_ms, crate::platform::now_ms());
+        if v.emit {
+            Decision::Emit {
+                closed_missed: v.closed_missed,
+            }
+        } else {
+            Decision::Suppress {
+                closed_missed: v.closed_missed,
+            }
+        }
+    }
+
+    static FALLBACK: RateState = RateState::new();
+
+    /// Sites that found the table full share one rate limit.
+    fn fallback_decision() -> Decision {
+        let (burst, interval_ms) = default_ratelimit();
+        let v = ratelimit(&FALLBACK, burst, interval_ms, crate::platform::now_ms());
+        if v.emit {
+            Decision::Emit {
+                closed_missed: v.closed_missed,
+            }
+        } else {
+            Decision::Suppress {
+                closed_missed: v.closed_missed,
+            }
+        }
+    }
+
+    /// Reports a closed window's suppressed count for `site`.
+    pub(crate) fn report_missed(site: Option<SiteRef>, code: Code, missed: u32) {
+        if missed == 0 {
+            return;
+        }
+        let origin = match site {
+            Some(s) => s.origin(),
+            None => crate::site::Origin::from_location(core::panic::Location::caller()),
+        };
+        sink::emit(&Record {
+            level: Level::Warning,
+            kind: RecordKind::Suppressed,
+            code,
+            at: origin,
+            flags: 0,
+            error: None,
+            message: None,
+            suppressed: missed,
+            boundary: None,
+        });
+    }
+
+    /// Runs a log decision for `e` at `site`: emits the message (through `emit`) if the policy
+    /// allows, and marks the error as logged either way.
+    pub(crate) fn log_at(
+        e: &mut Error,
+        site: Option<SiteRef>,
+        kind: RecordKind,
+        message: Option<&dyn crate::sink::ErrorMessage>,
+    ) {
+        if e.is_logged() {
+            return;
+        }
+        let code = e.code();
+        if let Some(s) = site {
+            s.state()
+                .last_code
+                .store(u32::from(code.get()), Ordering::Relaxed);
+        }
+        let decision = decide(site, code);
+        e.mark_logged();
+        let (emit, missed) = match decision {
+            Decision::Emit { closed_missed } => (true, closed_missed),
+            Decision::Suppress { closed_missed } => (false, closed_missed),
+        };
+        report_missed(site, code, missed);
+        if emit {
+            let at = match site {
+                Some(s) => s.origin(),
+                None => e.origin(),
+            };
+            let f = site.map_or(0, |s| s.state().flags.load(Ordering::Relaxed));
+            let e: &Error = e;
+            match message {
+                Some(m) => sink::emit(&Record {
+                    level: Level::Error,
+                    kind,
+                    code,
+                    at,
+                    flags: f,
+                    error: Some(e),
+                    message: Some(format_args!("{}", crate::sink::Rendered(e, m))),
+                    suppressed: 0,
+                    boundary: None,
+                }),
+                None => sink::emit(&Record {
+                    level: Level::Error,
+                    kind,
+                    code,
+                    at,
+                    flags: f,
+                    error: Some(e),
+                    message: None,
+                    suppressed: 0,
+                    boundary: None,
+                }),
+            }
+        }
+    }
+
+    /// The `.expect()` replacement: logs once per site, at error level, with the full report.
+    pub(crate) fn unexpected_at(
+        e: &mut Error,
+        site: Option<SiteRef>,
+        loc: &'static core::panic::Location<'static>,
+        why: &'static str,
+    ) {
+        let first = match site {
+            Some(s) => {
+                let st = s.state();
+                let off = st.flags.load(Ordering::Relaxed) & flags::PRINT_OFF != 0;
+                let go = !off && once(&st.log_rate);
+                if go {
+                    st.logged.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    st.suppressed.fetch_add(1, Ordering::Relaxed);
+                }
+                go
+            }
+            None => fallback_decision_emits(),
+        };
+        e.mark_logged();
+        if first {
+            let e: &Error = e;
+            sink::emit(&Record {
+                level: Level::Error,
+                kind: RecordKind::Unexpected,
+                code: e.code(),
+                at: crate::site::Origin::from_location(loc),
+                flags: 0,
+                error: Some(e),
+                message: Some(format_args!("{why}")),
+                suppressed: 0,
+                boundary: None,
+            });
+        }
+    }
+
+    fn fallback_decision_emits() -> bool {
+        matches!(fallback_decision(), Decision::Emit { .. })
+    }
+
+    /// Used by `err!` with a message.
+    pub(crate) fn log_created(
+        e: &mut Error,
+        site: &'static crate::site::Site,
+        args: core::fmt::Arguments<'_>,
+    ) {
+        let s = SiteRef::get(site.index());
+        let m = crate::sink::ArgsMessage(args);
+        log_at(e, s, RecordKind::Created, Some(&m));
+    }
+
+    /// Called by `Drop` for an error nobody handled or logged.
+    #[cold]
+    pub(crate) fn unhandled_drop(e: &Error) {
+        if e.is_logged() {
+            return;
+        }
+        let site = e.site();
+        let (burst, interval_ms) = default_ratelimit();
+        let v = match site {
+            Some(s) => {
+                s.state().dropped.fetch_add(1, Ordering::Relaxed);
+                ratelimit(
+                    &s.state().drop_rate,
+                    burst,
+                    interval_ms,
+                    crate::platform::now_ms(),
+                )
+            }
+            None => ratelimit(&FALLBACK, burst, interval_ms, crate::platform::now_ms()),
+        };
+        if v.closed_missed > 0 {
+            report_missed(site, e.code(), v.closed_missed);
+        }
+        if v.emit {
+            sink::emit(&Record {
+                level: Level::Warning,
+                kind: RecordKind::Unhandled,
+                code: e.code(),
+                at: e.origin(),
+                flags: 0,
+                error: Some(e),
+                message: None,
+                suppressed: 0,
+                boundary: None,
+            });
+        }
+    }
+
+    /// Prints, for every site, the messages its rate limit is holding back now (closing their
+    /// windows). Useful after a storm and before unloading.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// errtrace::policy::flush_suppressed();
+    /// ```
+    pub fn flush_suppressed() {
+        for s in crate::site::all() {
+            let st = s.state();
+            for rs in [&st.log_rate, &st.drop_rate] {
+                let missed = rs.missed.swap(0, Ordering::AcqRel);
+                if missed > 0 {
+                    let code = s.last_code().unwrap_or(crate::code::EIO);
+                    report_missed(Some(s), code, missed);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_logic_with_clock() {
+        let rs = RateState::new();
+        let mut emitted = 0;
+        for _ in 0..25 {
+            if ratelimit(&rs, 10, 5000, Some(1000)).emit {
+                emitted += 1;
+            }
+        }
+        assert_eq!(emitted, 10);
+        // Still inside the window.
+        assert!(!ratelimit(&rs, 10, 5000, Some(5999)).emit);
+        let v = ratelimit(&rs, 10, 5000, Some(6000));
+        assert!(v.emit);
+        assert_eq!(v.closed_missed, 16);
+    }
+
+    #[test]
+    fn zero_interval_and_zero_burst() {
+        let rs = RateState::new();
+        assert!((0..100).all(|_| ratelimit(&rs, 1, 0, Some(5)).emit));
+        assert!((0..100).all(|_| !ratelimit(&rs, 0, 5000, Some(5)).emit));
+    }
+
+    #[test]
+    fn count_based_window() {
+        let rs = RateState::new();
+        let emitted = (0..1000)
+            .filter(|_| ratelimit(&rs, 2, 5000, None).emit)
+            .count();
+        // Windows of 200 events, 2 printed in each.
+        assert_eq!(emitted, 10);
+    }
+
+    #[test]
+    fn once_is_once() {
+        let rs = RateState::new();
+        assert!(once(&rs));
+        assert!(!once(&rs));
+    }
+
+    #[test]
+    fn policy_display() {
+        assert_eq!(
+            std::format!(
+                "{}",
+                Policy::RateLimited {
+                    burst: 10,
+                    interval_ms: 5000
+                }
+            ),
+            "ratelimit(10/5s)"
+        );
+        assert_eq!(
+            std::format!(
+                "{}",
+                Policy::RateLimited {
+                    burst: 3,
+                    interval_ms: 250
+                }
+            ),
+            "ratelimit(3/250ms)"
+        );
+    }
+
+    #[test]
+    fn encode_round_trip() {
+        for p in [
+            Policy::Always,
+            Policy::Once,
+            Policy::Quiet,
+            Policy::Debug,
+            Policy::RateLimited {
+                burst: 7,
+                interval_ms: 1234,
+            },
+        ] {
+            let (w, i) = encode(p);
+            assert_eq!(decode(w, i), Some(p));
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! Report formatting: one line for `Display`, the whole story for `{:#}` and
+//! [`Error::report`]. Everything writes into a `core::fmt::Write`; nothing allocates.
+//!
+//! ```text
+//! error EIO (-5): Input/output error
+//!   origin: src/bus.rs:42:13 in demo::bus::read_reg
+//!   via:    src/sensor.rs:88:9 "reading chip id"
+//!   via:    src/main.rs:17:5
+//!   (+2 more hops)
+//! ```
+
+use crate::control::flags;
+use crate::error::Error;
+use crate::recorder::Missing;
+use crate::sink::{Record, RecordKind};
+use core::fmt;
+
+/// The multi-line report of an error; see [`Error::report`].
+pub struct Report<'a>(&'a Error);
+
+impl Error {
+    /// The whole story: code, origin, every hop (and how many more were not kept).
+    ///
+    /// Formatting a report counts as reporting the error: it no longer warns when dropped, and a
+    /// boundary does not print it again.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// let r: errtrace::Result = Err(Error::new(EIO));
+    /// let e = r.context("reading chip id").unwrap_err();
+    /// let text = e.report().to_string();
+    /// let mut lines = text.lines();
+    /// assert_eq!(lines.next(), Some("error EIO (-5): Input/output error"));
+    /// assert!(lines.next().unwrap().starts_with("  origin: "));
+    /// assert!(lines.next().unwrap().ends_with("\"reading chip id\""));
+    /// ```
+    pub fn report(&self) -> Report<'_> {
+        Report(self)
+    }
+}
+
+impl fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        e.mark_reported();
+        let code = e.code();
+        write!(
+            f,
+            "error {:?} ({}): {}",
+            code,
+            code.to_errno(),
+            code.description()
+        )?;
+        write_body(f, e, "  ")
+    }
+}
+
+fn write_body(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
+    let origin = e.origin();
+    write!(f, "\n{indent}origin: {origin}")?;
+    if let Some(func) = origin.function {
+        write!(f, " in {func}")?;
+    }
+    match e.event() {
+        Ok(ev) => {
+            for hop in ev.hops() {
+                write!(
+                    f,
+                    "\n{indent}via:    {}:{}:{}",
+                    hop.location.file(),
+                    hop.location.line(),
+                    hop.location.column()
+                )?;
+                if let Some(m) = hop.message {
+                    write!(f, " \"{m}\"")?;
+                }
+            }
+            if ev.more_hops() > 0 {
+                write!(f, "\n{indent}(+{} more hops)", ev.more_hops())?;
+            }
+        }
+        Err(Missing::Unrecorded) => write!(
+            f,
+            "\n{indent}(trail not recorded: the flight recorder was full of live errors)"
+        )?,
+        Err(Missing::Overwritten { newer }) => {
+            write!(f, "\n{indent}(trail overwritten by {newer} newer errors)")?
+        }
+        Err(Missing::Busy) => write!(f, "\n{indent}(trail unreadable: the recorder was busy)")?,
+    }
+    Ok(())
+}
+
+impl fmt::Display for Error {
+    /// One line: `EIO: Input/output error (at src/bus.rs:42:13)`; with `{:#}`, the report.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            return fmt::Display::fmt(&self.report(), f);
+        }
+        self.mark_reported();
+        let code = self.code();
+        write!(
+            f,
+            "{:?}: {} (at {})",
+            code,
+            code.description(),
+            self.origin()
+        )
+    }
+}
+
+impl fmt::Debug for Error {
+    /// The report, so that `main() -> errtrace::Result` prints the whole story on failure.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.report(), f)
+    }
+}
+
+/// The trail on one line (`a.rs:1:2 -> b.rs:3:4 "ctx"`), for structured sinks.
+pub(crate) struct TrailLine<'a>(pub(crate) &'a Error);
+
+impl fmt::Display for TrailLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.event() {
+            Ok(ev) => {
+                let mut first = true;
+                for hop in ev.hops() {
+                    if !first {
+                        f.write_str(" -> ")?;
+                    }
+                    first = false;
+                    write!(
+                        f,
+                        "{}:{}:{}",
+                        hop.location.file(),
+                        hop.location.line(),
+                        hop.location.column()
+                    )?;
+                    if let Some(m) = hop.message {
+                        write!(f, " \"{m}\"")?;
+                    }
+                }
+                if ev.more_hops() > 0 {
+                    write!(f, " (+{} more hops)", ev.more_hops())?;
+                }
+                Ok(())
+            }
+            Err(_) => f.write_str("(not recorded)"),
+        }
+    }
+}
+
+/// The message part of a record only.
+pub(crate) struct MessageOnly<'a, 'b>(pub(crate) &'a Record<'b>);
+
+impl fmt::Display for MessageOnly<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.message {
+            Some(m) => f.write_fmt(m),
+            None => f.write_str(self.0.code.description()),
+        }
+    }
+}
+
+fn decorations(f: &mut fmt::Formatter<'_>, r: &Record<'_>) -> fmt::Result {
+    if r.flags & flags::THREAD != 0 {
+        let cpu = r
+            .error
+            .and_then(|e| e.event().ok())
+            .map_or(crate::platform::cpu_id(), |ev| ev.cpu());
+        write!(f, "[{cpu}] ")?;
+    }
+    let mut any = false;
+    if r.flags & flags::MODULE != 0 {
+        if let Some(m) = r.at.module {
+            write!(f, "{m}:")?;
+            any = true;
+        }
+    }
+    if r.flags & flags::FUNCTION != 0 {
+        if let Some(func) = r.at.function_name() {
+            write!(f, "{func}:")?;
+            any = true;
+        }
+    }
+    if r.flags & flags::LINE != 0 {
+        write!(f, "{}:", r.at.line)?;
+        any = true;
+    }
+    if any {
+        f.write_str(" ")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Record<'_> {
+    /// The text form every text sink uses.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let code = self.code;
+        match self.kind {
+            RecordKind::Created | RecordKind::Logged => {
+                decorations(f, self)?;
+                if let Some(m) = self.message {
+                    f.write_fmt(m)?;
+                    f.write_str(": ")?;
+                }
+                write!(f, "{:?} ({}) at {}", code, code.to_errno(), self.at)?;
+                if let Some(e) = self.error {
+                    let o = e.origin();
+                    if self.kind == RecordKind::Logged && o != self.at {
+                        write!(f, ", from {o}")?;
+                    }
+                    if self.flags & flags::TRAIL != 0 {
+                        write_body(f, e, "  ")?;
+                    }
+                }
+                Ok(())
+            }
+            RecordKind::Boundary => {
+                write!(
+                    f,
+                    "{}: returning {:?} ({}), not reported before:",
+                    self.boundary.unwrap_or("boundary"),
+                    code,
+                    code.to_errno()
+                )?;
+                self.full(f)
+            }
+            RecordKind::AlreadyReported => {
+                write!(
+                    f,
+                    "{}: returning {:?} ({}), already reported (origin {})",
+                    self.boundary.unwrap_or("boundary"),
+                    code,
+                    code.to_errno(),
+                    self.error.map_or(self.at, |e| e.origin())
+                )
+            }
+            RecordKind::Unhandled => {
+                write!(f, "{:?} ({}) dropped unhandled:", code, code.to_errno())?;
+                self.full(f)
+            }
+            RecordKind::Unexpected => {
+                f.write_str("should not fail: ")?;
+                if let Some(m) = self.message {
+                    f.write_fmt(m)?;
+                    f.write_str(": ")?;
+                }
+                write!(f, "{:?} ({}):", code, code.to_errno())?;
+                self.full(f)
+            }
+            RecordKind::Suppressed => {
+                write!(f, "{}:{}", self.at.file, self.at.line)?;
+                if let (Some(m), Some(func)) = (self.at.module, self.at.function_name()) {
+                    write!(f, " [{m}]{func}")?;
+                }
+                write!(f, ": {} messages suppressed", self.suppressed)
+            }
+        }
+    }
+}
+
+impl Record<'_> {
+    fn full(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(e) = self.error {
+            e.mark_reported();
+            let code = e.code();
+            write!(
+                f,
+                "\n  error {:?} ({}): {}",
+                code,
+                code.to_errno(),
+                code.description()
+            )?;
+            write_body(f, e, "    ")?;
+        }
+        Ok(())
+    }
+}

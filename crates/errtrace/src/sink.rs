@@ -1,0 +1,323 @@
+//! Sinks: where log records go.
+//!
+//! One global sink is set once at start-up with [`set_sink`] (a `&'static dyn Sink`: no
+//! allocation, usable in `no_std`). Records carry the error, its origin and trail, and the message
+//! as [`core::fmt::Arguments`]: nothing is formatted unless a record is actually emitted, and then
+//! only by the sink.
+//!
+//! With the `std` feature and no sink set, records go to standard error ([`StderrSink`]). In
+//! `no_std` with no sink set nothing prints, but the recorder still records and the counters still
+//! count. Adapters: [`LogSink`] (feature `log`), [`TracingSink`] (feature `tracing`),
+//! [`DefmtSink`] (feature `defmt`), and [`Capture`] for tests (feature `std`).
+//!
+//! # Examples
+//!
+//! ```
+//! use errtrace::sink::{Record, Sink};
+//!
+//! struct Counting(core::sync::atomic::AtomicUsize);
+//! impl Sink for Counting {
+//!     fn emit(&self, record: &Record<'_>) {
+//!         self.0.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+//!         let _line = format!("{record}"); // formats only here
+//!     }
+//! }
+//! static SINK: Counting = Counting(core::sync::atomic::AtomicUsize::new(0));
+//! // The first call in a process wins.
+//! let _ = errtrace::sink::set_sink(&SINK);
+//! ```
+
+use crate::code::Code;
+use crate::error::Error;
+use crate::raw::SetOnce;
+use crate::site::Origin;
+use core::fmt;
+#[cfg(feature = "std")]
+use std::{string::String, string::ToString, vec::Vec};
+
+/// Severity, as the kernel's printk levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// `KERN_ERR`.
+    Error,
+    /// `KERN_WARNING`.
+    Warning,
+    /// `KERN_INFO`.
+    Info,
+    /// `KERN_DEBUG`.
+    Debug,
+}
+
+impl Level {
+    /// `"error"`, `"warning"`, `"info"`, `"debug"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        }
+    }
+}
+
+/// Why a record was emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordKind {
+    /// The creator logs: `err!(EIO, "…")`.
+    Created,
+    /// `.log()` / `.log_with()` on an `Err`.
+    Logged,
+    /// An unreported error reached a boundary: full report.
+    Boundary,
+    /// A boundary saw an error that was already reported (debug level).
+    AlreadyReported,
+    /// An error was dropped unhandled: full report.
+    Unhandled,
+    /// A rate-limit window closed with `suppressed` messages held back.
+    Suppressed,
+    /// Something that "should not fail" failed (the replacement for `.expect()`): full report.
+    Unexpected,
+}
+
+/// One log record.
+pub struct Record<'a> {
+    /// Severity.
+    pub level: Level,
+    /// Why it was emitted.
+    pub kind: RecordKind,
+    /// The error code.
+    pub code: Code,
+    /// The site that logs: the creator, the `.log()` call, the boundary, or the origin.
+    pub at: Origin,
+    /// The logging site's control flags (`f`, `l`, `m`, `t`, `s`; see [`control`](crate::control)).
+    pub flags: u32,
+    /// The error, for its origin and trail (`None` for [`RecordKind::Suppressed`]).
+    pub error: Option<&'a Error>,
+    /// The message, formatted only if the sink writes it.
+    pub message: Option<fmt::Arguments<'a>>,
+    /// For [`RecordKind::Suppressed`]: how many messages were held back.
+    pub suppressed: u32,
+    /// For boundary records: the boundary's name.
+    pub boundary: Option<&'a str>,
+}
+
+/// A message about an error, written only when a record is emitted.
+pub(crate) trait ErrorMessage {
+    fn write(&self, e: &Error, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+/// A message from `format_args!` (the `err!` macro's).
+pub(crate) struct ArgsMessage<'a>(pub(crate) fmt::Arguments<'a>);
+
+impl ErrorMessage for ArgsMessage<'_> {
+    fn write(&self, _: &Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_fmt(self.0)
+    }
+}
+
+/// Displays an [`ErrorMessage`] for one error.
+pub(crate) struct Rendered<'a>(pub(crate) &'a Error, pub(crate) &'a dyn ErrorMessage);
+
+impl fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.1.write(self.0, f)
+    }
+}
+
+/// Receives records. Implementations must not block for long and must not allocate if they are
+/// to be used in atomic context.
+pub trait Sink: Sync {
+    /// Handles one record.
+    fn emit(&self, record: &Record<'_>);
+}
+
+#[cfg(not(loom))]
+static SINK: SetOnce<&'static dyn Sink> = SetOnce::new();
+
+/// Installs the global sink.
+///
+/// # Errors
+///
+/// [`AlreadySet`](crate::platform::AlreadySet) when a sink was set before; the first stays.
+#[cfg(not(loom))]
+pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadySet> {
+    SINK.set(sink).map_err(|_| crate::platform::AlreadySet)
+}
+
+/// Sends a record to the global sink (or the default one).
+#[cfg(not(loom))]
+pub fn emit(record: &Record<'_>) {
+    if let Some(s) = SINK.get() {
+        s.emit(record);
+        return;
+    }
+    #[cfg(feature = "std")]
+    StderrSink.emit(record);
+}
+
+#[cfg(loom)]
+pub(crate) fn emit(_record: &Record<'_>) {}
+
+/// Writes records as text to standard error, one line each (plus the report lines for
+/// boundary, unhandled and unexpected records). Debug-level records are written too: they are
+/// only produced when enabled at runtime.
+#[cfg(feature = "std")]
+pub struct StderrSink;
+
+#[cfg(feature = "std")]
+impl Sink for StderrSink {
+    fn emit(&self, record: &Record<'_>) {
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "errtrace: {record}");
+    }
+}
+
+/// Forwards records to the `log` crate (target `errtrace`), formatted as [`Record`]'s `Display`.
+#[cfg(feature = "log")]
+pub struct LogSink;
+
+#[cfg(feature = "log")]
+impl Sink for LogSink {
+    fn emit(&self, record: &Record<'_>) {
+        let level = match record.level {
+            Level::Error => log::Level::Error,
+            Level::Warning => log::Level::Warn,
+            Level::Info => log::Level::Info,
+            Level::Debug => log::Level::Debug,
+        };
+        log::log!(target: "errtrace", level, "{}", record);
+    }
+}
+
+/// Emits `tracing` events (target `errtrace`) with `code`, `errno`, `origin`, `at`, `trail`
+/// and `kind` as fields and the message as the event's message.
+#[cfg(feature = "tracing")]
+pub struct TracingSink;
+
+#[cfg(feature = "tracing")]
+impl Sink for TracingSink {
+    fn emit(&self, record: &Record<'_>) {
+        let code = record.code.name();
+        let errno = record.code.to_errno();
+        let at = tracing::field::display(record.at);
+        let origin = record.error.map(|e| tracing::field::display(e.origin()));
+        let trail = record
+            .error
+            .map(|e| tracing::field::display(crate::report::TrailLine(e)));
+        let kind = tracing::field::debug(record.kind);
+        let msg = crate::report::MessageOnly(record);
+        match record.level {
+            Level::Error => {
+                tracing::error!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
+            }
+            Level::Warning => {
+                tracing::warn!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
+            }
+            Level::Info => {
+                tracing::info!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
+            }
+            Level::Debug => {
+                tracing::debug!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
+            }
+        }
+    }
+}
+
+/// Emits records with `defmt` (embedded targets), through `defmt::Display2Format`.
+#[cfg(feature = "defmt")]
+pub struct DefmtSink;
+
+#[cfg(feature = "defmt")]
+impl Sink for DefmtSink {
+    fn emit(&self, record: &Record<'_>) {
+        let text = defmt::Display2Format(record);
+        match record.level {
+            Level::Error => defmt::error!("errtrace: {}", text),
+            Level::Warning => defmt::warn!("errtrace: {}", text),
+            Level::Info => defmt::info!("errtrace: {}", text),
+            Level::Debug => defmt::debug!("errtrace: {}", text),
+        }
+    }
+}
+
+/// A sink for tests: keeps the formatted records of each thread separately, so tests running in
+/// parallel see only their own.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::sink::Capture;
+/// static CAPTURE: Capture = Capture::new();
+/// let _ = errtrace::sink::set_sink(&CAPTURE);
+///
+/// let e = errtrace::err!(always, EIO, "read of reg {:#x} failed", 0x10);
+/// e.handled();
+/// let lines = CAPTURE.take();
+/// assert_eq!(lines.len(), 1);
+/// assert!(lines[0].text.contains("read of reg 0x10 failed"));
+/// ```
+#[cfg(feature = "std")]
+pub struct Capture {
+    _private: (),
+}
+
+/// One captured record.
+#[cfg(feature = "std")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Captured {
+    /// Severity.
+    pub level: Level,
+    /// Why it was emitted.
+    pub kind: RecordKind,
+    /// The code.
+    pub code: Code,
+    /// The record as the stderr sink would print it (without the `errtrace: ` prefix).
+    pub text: String,
+    /// The suppressed count, for [`RecordKind::Suppressed`].
+    pub suppressed: u32,
+}
+
+#[cfg(feature = "std")]
+std::thread_local! {
+    static CAPTURED: core::cell::RefCell<Vec<Captured>> = const { core::cell::RefCell::new(Vec::new()) };
+}
+
+#[cfg(feature = "std")]
+impl Capture {
+    /// A capture sink (make it a `static`).
+    pub const fn new() -> Capture {
+        Capture { _private: () }
+    }
+
+    /// Takes the records emitted so far on the calling thread.
+    pub fn take(&self) -> Vec<Captured> {
+        CAPTURED.with(|c| core::mem::take(&mut *c.borrow_mut()))
+    }
+}
+
+#[cfg(feature = "std")]
+impl Default for Capture {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "std")]
+impl Sink for Capture {
+    fn emit(&self, record: &Record<'_>) {
+        let c = Captured {
+            level: record.level,
+            kind: record.kind,
+            code: record.code,
+            text: record.to_string(),
+            suppressed: record.suppressed,
+        };
+        let _ = CAPTURED.try_with(|v| {
+            if let Ok(mut v) = v.try_borrow_mut() {
+                v.push(c);
+            }
+        });
+    }
+}

@@ -1,0 +1,246 @@
+//! Extension methods on `Result`: record hops, add context, log once, and the non-panicking
+//! replacement for `.expect()`.
+
+use crate::error::{Error, Result};
+use crate::sink::{ErrorMessage, RecordKind};
+use core::fmt;
+use core::panic::Location;
+
+/// Methods on `errtrace::Result<T>`.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::{code::EIO, err, ResultExt};
+///
+/// fn read() -> errtrace::Result<u8> { Err(err!(EIO)) }
+/// fn probe() -> errtrace::Result<u8> {
+///     let a = read().trace()?;                       // records a hop
+///     let b = read().context("reading the id")?;     // a hop with a message
+///     Ok(a + b)
+/// }
+/// let e = probe().unwrap_err();
+/// assert_eq!(e.event().unwrap().hops().count(), 1);
+/// e.handled();
+/// ```
+pub trait ResultExt<T>: Sized {
+    /// Records a hop at the caller (use before `?`).
+    #[track_caller]
+    fn trace(self) -> Result<T>;
+
+    /// Records a hop at the caller with a static message.
+    #[track_caller]
+    fn context(self, message: &'static str) -> Result<T>;
+
+    /// If `Err`, logs `message` with the error at the caller, per the caller's site policy, and
+    /// passes the error on. An error that was already logged is not logged again.
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// fn probe() -> errtrace::Result { Err(Error::new(EIO)).log("while probing") }
+    /// let e = probe().unwrap_err();
+    /// assert!(e.is_logged());
+    /// ```
+    #[track_caller]
+    fn log(self, message: &'static str) -> Result<T>;
+
+    /// Like [`log`](ResultExt::log) with a message written by `write` (called only if the
+    /// message is printed).
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// let reg = 0x10;
+    /// let r: errtrace::Result = Err(Error::new(EIO));
+    /// let e = r.log_with(|e, f| write!(f, "reg {reg:#x}: {}", e.name())).unwrap_err();
+    /// assert!(e.is_logged());
+    /// ```
+    #[track_caller]
+    fn log_with<F>(self, write: F) -> Result<T>
+    where
+        F: Fn(&Error, &mut fmt::Formatter<'_>) -> fmt::Result;
+
+    /// Instead of `.expect()`: if `Err`, logs "should not fail: `why`" with the full report at
+    /// error level (once per site) and passes the error on. Never panics.
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// fn f() -> errtrace::Result<u8> {
+    ///     let v: errtrace::Result<u8> = Err(Error::new(EIO));
+    ///     v.not_expected("the register is always readable")
+    /// }
+    /// assert!(f().unwrap_err().is_logged());
+    /// ```
+    #[track_caller]
+    fn not_expected(self, why: &'static str) -> Result<T>;
+
+    /// Instead of `.expect()` where a fallback exists: if `Err`, logs like
+    /// [`not_expected`](ResultExt::not_expected) and returns `fallback`.
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// let v: errtrace::Result<u32> = Err(Error::new(EIO));
+    /// assert_eq!(v.or_log("config is optional", 7), 7);
+    /// ```
+    #[track_caller]
+    fn or_log(self, why: &'static str, fallback: T) -> T;
+
+    /// The explicit `.ok()`: the error is expected and dealt with by the caller's `None`
+    /// branch, so it does not warn when dropped.
+    ///
+    /// ```
+    /// use errtrace::{code::ENOENT, Error, ResultExt};
+    /// let v: errtrace::Result<u32> = Err(Error::new(ENOENT));
+    /// assert_eq!(v.handled_ok(), None);
+    /// ```
+    fn handled_ok(self) -> Option<T>;
+}
+
+struct WithFn<'a, F>(&'a F);
+
+impl<F> ErrorMessage for WithFn<'_, F>
+where
+    F: Fn(&Error, &mut fmt::Formatter<'_>) -> fmt::Result,
+{
+    fn write(&self, e: &Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (self.0)(e, f)
+    }
+}
+
+struct StaticMessage(&'static str);
+
+impl ErrorMessage for StaticMessage {
+    fn write(&self, _: &Error, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl<T> ResultExt<T> for Result<T> {
+    #[track_caller]
+    #[inline]
+    fn trace(self) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(mut e) => {
+                e.hop_at(Location::caller(), None);
+                Err(e)
+            }
+        }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn context(self, message: &'static str) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(mut e) => {
+                e.hop_at(Location::caller(), Some(message));
+                Err(e)
+            }
+        }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn log(self, message: &'static str) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(log_here(e, Location::caller(), &StaticMessage(message))),
+        }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn log_with<F>(self, write: F) -> Result<T>
+    where
+        F: Fn(&Error, &mut fmt::Formatter<'_>) -> fmt::Result,
+    {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(log_here(e, Location::caller(), &WithFn(&write))),
+        }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn not_expected(self, why: &'static str) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(unexpected(e, Location::caller(), why)),
+        }
+    }
+
+    #[track_caller]
+    #[inline]
+    fn or_log(self, why: &'static str, fallback: T) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => {
+                unexpected(e, Location::caller(), why).dispose();
+                fallback
+            }
+        }
+    }
+
+    #[inline]
+    fn handled_ok(self) -> Option<T> {
+        match self {
+            Ok(v) => Some(v),
+            Err(e) => {
+                e.handled();
+                None
+            }
+        }
+    }
+}
+
+#[inline(never)]
+fn log_here(mut e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
+    if e.is_logged() {
+        return e;
+    }
+    let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
+    crate::policy::log_at(&mut e, site, RecordKind::Logged, Some(message));
+    e
+}
+
+#[inline(never)]
+fn unexpected(mut e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
+    let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
+    crate::policy::unexpected_at(&mut e, site, loc, why);
+    e
+}
+
+/// Used by `#[errtrace::trace]`: records a hop for `errtrace::Result` values and does nothing for
+/// any other type (`Option`, foreign `Result`s), chosen at compile time by autoref.
+#[doc(hidden)]
+pub mod hop {
+    use super::*;
+
+    /// Picked for `&mut errtrace::Result<T>`.
+    pub trait HopErrtrace {
+        /// Records the hop if `Err`.
+        #[track_caller]
+        fn __errtrace_hop(&mut self);
+    }
+
+    impl<T> HopErrtrace for Result<T> {
+        #[track_caller]
+        #[inline(always)]
+        fn __errtrace_hop(&mut self) {
+            if let Err(e) = self {
+                e.hop_at(Location::caller(), None);
+            }
+        }
+    }
+
+    /// Picked for everything else.
+    pub trait HopOther {
+        /// Does nothing.
+        fn __errtrace_hop(&mut self);
+    }
+
+    impl<X> HopOther for &mut X {
+        #[inline(always)]
+        fn __errtrace_hop(&mut self) {}
+    }
+}
