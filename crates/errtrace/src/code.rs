@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn unknown_code_prints_number() {
         let c = Code::new(4000).unwrap();
-        assert_eq!(format!("{c:?}"), "E?(4000)");
+        assert_eq!(std::format!("{c:?}"), "E?(4000)");
         assert_eq!(c.name(), "E?");
     }
 

@@ -1,7 +1,66 @@
-//! Runtime control of sites, in the model of the kernel's dynamic_debug.
+//! Runtime control of sites, in the model of the kernel's dynamic_debug: list every site, and
+//! change what prints, and how often, without rebuilding.
 //!
-//! (The query language is in [`query`](crate::control::query); this module holds the flag bits
-//! and applies parsed queries to the site table.)
+//! ```text
+//! src/bus.rs:42 [demo::bus]read_reg =p code=EIO created=17 logged=3 suppressed=14 policy=ratelimit(10/5s)
+//! ```
+//!
+//! [`list`] writes one line per site like the above; [`apply`] takes queries in dynamic_debug's
+//! grammar (see [`query`] for the full grammar):
+//!
+//! | query | effect |
+//! |---|---|
+//! | `file *bus* +p` | print the errors of every site in files matching `*bus*`, even quiet ones |
+//! | `func read_reg -p` | silence a noisy site |
+//! | `module demo::* =pfl` | print, with function and line prefixes |
+//! | `file src/bus.rs:40-50 +s` | print the trail after each message |
+//! | `code EAGAIN quiet` | make every site that made `EAGAIN` quiet |
+//! | `func probe ratelimit=5/1s` | a tighter rate limit |
+//! | `fail name=alloc_buf probability=100 times=3 code=ENOMEM` | inject faults ([`fault`](crate::fault)) |
+//!
+//! Several queries may be separated by `;` or newlines; an input applies completely or not at
+//! all. A query stays in force for sites that appear later (errtrace interns some sites on
+//! first use), like a `dyndbg=` boot parameter: up to [`STANDING_BYTES`] of queries are kept, the
+//! oldest dropped first.
+//!
+//! Sources of queries: this API; with `std`, the `ERRTRACE` environment variable and the file
+//! named by `ERRTRACE_FILE`, read once when the first site appears ([`init_from_env`] does it
+//! explicitly); in the Linux kernel module, its `ctl=` parameter and debugfs file.
+//!
+//! # Flags
+//!
+//! `p` print (`+p` makes quiet and debug sites print, `-p` silences any site), `f` prefix the
+//! function, `l` the line, `m` the module, `t` the thread/CPU id, `s` append the trail, `_` none.
+//!
+//! # Examples
+//!
+//! ```
+//! use errtrace::{control, err};
+//!
+//! fn poll() -> errtrace::Result { Err(err!(EAGAIN, "device busy")) } // quiet by default
+//!
+//! poll().unwrap_err();
+//! let applied = control::apply("func poll +p").unwrap();
+//! assert_eq!(applied.matched, 1);
+//! let e = poll().unwrap_err(); // now prints
+//! assert!(e.is_logged());
+//!
+//! let mut listing = String::new();
+//! control::list(&mut listing).unwrap();
+//! assert!(listing.lines().any(|l| l.contains("]poll =p code=EAGAIN")));
+//!
+//! let bad = control::apply("fiel x +p").unwrap_err();
+//! assert!(bad.to_string().starts_with("line 1, column 1: expected 'file', 'func'"));
+//! assert!(bad.to_string().ends_with("found 'fiel'"));
+//! ```
+
+pub mod query;
+
+use crate::policy::{self, Policy};
+use crate::site::SiteRef;
+use core::fmt;
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
+pub use query::{Command, FlagOp, QueryError};
 
 /// Per-site control flags.
 pub mod flags {
@@ -19,4 +78,404 @@ pub mod flags {
     pub const THREAD: u32 = 1 << 5;
     /// `s`: print the trail after the message.
     pub const TRAIL: u32 = 1 << 6;
+    /// The decoration flags.
+    pub const DECORATIONS: u32 = FUNCTION | LINE | MODULE | THREAD | TRAIL;
+}
+
+/// What an input changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Queries in the input.
+    pub queries: usize,
+    /// Sites matched (summed over the site queries; a site matched twice counts twice).
+    pub matched: usize,
+    /// Fail-point configurations set by `fail` queries.
+    pub fail_points: usize,
+}
+
+impl fmt::Display for Applied {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} queries, {} sites matched, {} fail points set",
+            self.queries, self.matched, self.fail_points
+        )
+    }
+}
+
+/// Validates and applies `input`: all of it, or (on error) nothing.
+///
+/// # Errors
+///
+/// [`QueryError`], naming the line, column and what was expected.
+pub fn apply(input: &str) -> Result<Applied, QueryError> {
+    // Validate everything first: nothing is applied unless the whole input parses.
+    let queries = query::parse(input, |_| {})?;
+    let mut applied = Applied {
+        queries,
+        ..Applied::default()
+    };
+    let mut fail_err = None;
+    let _ = query::parse(input, |c| match c {
+        Command::Site(q) => {
+            for s in crate::site::all() {
+                if matches(&q, s) {
+                    act(&q, s);
+                    applied.matched += 1;
+                }
+            }
+        }
+        Command::Fail(q) => match crate::fault::configure(&q) {
+            Ok(()) => applied.fail_points += 1,
+            Err(e) => fail_err = Some(e),
+        },
+    });
+    remember(input);
+    match fail_err {
+        // The only failure after validation: the fault table is full (reported, the rest applied).
+        Some(e) => Err(e),
+        None => Ok(applied),
+    }
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Whether a site query's match terms select `site`.
+pub fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
+    let o = site.origin();
+    if let Some(p) = &q.file {
+        if !(p.matches(o.file) || p.matches(basename(o.file))) {
+            return false;
+        }
+    }
+    if let Some(p) = &q.func {
+        let ok = match (o.function, o.function_name()) {
+            (Some(path), Some(name)) => p.matches(name) || p.matches(path),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(p) = &q.module {
+        let ok = o
+            .module
+            .is_some_and(|m| p.matches(m) || p.matches(m.split("::").next().unwrap_or(m)));
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(p) = &q.format {
+        if !o.format.is_some_and(|f| p.matches(f)) {
+            return false;
+        }
+    }
+    if let Some((lo, hi)) = q.lines {
+        if o.line < lo || o.line > hi {
+            return false;
+        }
+    }
+    if let Some(c) = q.code {
+        if site.last_code() != Some(c) {
+            return false;
+        }
+    }
+    true
+}
+
+fn act(q: &query::SiteQuery, site: SiteRef) {
+    use flags::*;
+    let st = site.state();
+    if let Some((op, bits)) = q.flags {
+        let _ = st
+            .flags
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                Some(match op {
+                    FlagOp::Add => {
+                        let mut n = old | bits;
+                        if bits & PRINT_ON != 0 {
+                            n &= !PRINT_OFF;
+                        }
+                        n
+                    }
+                    FlagOp::Remove => {
+                        let mut n = old & !bits;
+                        if bits & PRINT_ON != 0 {
+                            n |= PRINT_OFF;
+                        }
+                        n
+                    }
+                    FlagOp::Set => {
+                        if bits & PRINT_ON != 0 {
+                            bits
+                        } else {
+                            bits | PRINT_OFF
+                        }
+                    }
+                })
+            });
+    }
+    if let Some(p) = q.policy {
+        let (w, interval) = policy::encode(p);
+        st.interval_ms.store(interval, Ordering::Relaxed);
+        st.policy.store(w, Ordering::Release);
+    }
+}
+
+/// Writes every known site, one a line, in dynamic_debug's style.
+///
+/// With the `registry` feature, sites made by `err!` and `fail_point!` are listed before they
+/// first fire; without it (e.g. in the kernel module), sites appear when first used.
+///
+/// # Errors
+///
+/// The writer's error.
+pub fn list(out: &mut dyn fmt::Write) -> fmt::Result {
+    register_all();
+    for s in crate::site::all() {
+        write_site(out, s)?;
+        out.write_char('\n')?;
+    }
+    Ok(())
+}
+
+/// Interns every statically registered site (a no-op without the `registry` feature).
+pub fn register_all() {
+    #[cfg(feature = "registry")]
+    for site in crate::__private::SITE_REGISTRY {
+        site.index();
+    }
+}
+
+fn effective_print(site: SiteRef, p: Option<Policy>) -> bool {
+    let f = site.state().flags.load(Ordering::Relaxed);
+    if f & flags::PRINT_OFF != 0 {
+        return false;
+    }
+    f & flags::PRINT_ON != 0 || !matches!(p, Some(Policy::Quiet | Policy::Debug))
+}
+
+/// One listing line for `site` (without the newline).
+///
+/// # Errors
+///
+/// The writer's error.
+pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
+    let o = site.origin();
+    write!(
+        out,
+        "{}:{} [{}]{}",
+        o.file,
+        o.line,
+        o.module.unwrap_or("?"),
+        o.function_name().unwrap_or("?")
+    )?;
+    let code = site.last_code();
+    let pol = match code {
+        Some(c) => Some(policy::effective(Some(site), c)),
+        None => {
+            let st = site.state();
+            let w = st.policy.load(Ordering::Relaxed);
+            policy::decode(w, st.interval_ms.load(Ordering::Relaxed))
+                .or_else(|| policy::from_source(site.source_policy()))
+        }
+    };
+    let f = site.state().flags.load(Ordering::Relaxed);
+    out.write_str(" =")?;
+    let mut any = false;
+    for (bit, c) in [
+        (flags::FUNCTION, 'f'),
+        (flags::LINE, 'l'),
+        (flags::MODULE, 'm'),
+        (flags::THREAD, 't'),
+        (flags::TRAIL, 's'),
+    ] {
+        if bit == flags::FUNCTION && effective_print(site, pol) {
+            out.write_char('p')?;
+            any = true;
+        }
+        if f & bit != 0 {
+            out.write_char(c)?;
+            any = true;
+        }
+    }
+    if !any {
+        out.write_char('_')?;
+    }
+    match code {
+        Some(c) => write!(out, " code={c:?}")?,
+        None => out.write_str(" code=-")?,
+    }
+    let n = site.counters();
+    write!(
+        out,
+        " created={} logged={} suppressed={}",
+        n.created, n.logged, n.suppressed
+    )?;
+    match pol {
+        Some(p) => write!(out, " policy={p}")?,
+        None => out.write_str(" policy=default")?,
+    }
+    if n.dropped > 0 {
+        write!(out, " dropped={}", n.dropped)?;
+    }
+    match site.kind() {
+        crate::site::SiteKind::Error => {}
+        crate::site::SiteKind::Log => out.write_str(" kind=log")?,
+        crate::site::SiteKind::FailPoint => out.write_str(" kind=fail")?,
+        crate::site::SiteKind::Boundary => out.write_str(" kind=boundary")?,
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+    Ok(())
+}
+
+// ---- standing queries: applied again to sites that appear later ----
+
+/// How many bytes of past queries are kept for sites that appear later.
+pub const STANDING_BYTES: usize = 1024;
+
+static STANDING: [AtomicU8; STANDING_BYTES] = [const { AtomicU8::new(0) }; STANDING_BYTES];
+static STANDING_LEN: AtomicU32 = AtomicU32::new(0);
+/// Even: stable; odd: being written.
+static STANDING_SEQ: AtomicU32 = AtomicU32::new(0);
+static STANDING_WRITER: AtomicBool = AtomicBool::new(false);
+
+/// Appends a validated input to the standing text, dropping the oldest queries if needed.
+fn remember(input: &str) {
+    let input = input.trim();
+    if input.is_empty() || input.len() >= STANDING_BYTES {
+        return;
+    }
+    // Writers are rare (control changes): spin between themselves only.
+    while STANDING_WRITER
+        .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
+        core::hint::spin_loop();
+    }
+    let mut buf = [0u8; STANDING_BYTES];
+    let old_len = (STANDING_LEN.load(Ordering::Relaxed) as usize).min(STANDING_BYTES);
+    for (b, cell) in buf.iter_mut().zip(STANDING.iter()).take(old_len) {
+        *b = cell.load(Ordering::Relaxed);
+    }
+    // Drop whole old queries from the front until the new one fits (with a separator).
+    let need = input.len() + 1;
+    let mut start = 0;
+    while old_len - start + need > STANDING_BYTES {
+        match buf
+            .get(start..old_len)
+            .and_then(|s| s.iter().position(|b| *b == b'\n'))
+        {
+            Some(i) => start += i + 1,
+            None => start = old_len,
+        }
+    }
+    let kept = old_len - start;
+    STANDING_SEQ.fetch_add(1, Ordering::AcqRel);
+    core::sync::atomic::fence(Ordering::Release);
+    let new_bytes = buf
+        .iter()
+        .skip(start)
+        .take(kept)
+        .copied()
+        .chain(input.bytes())
+        .chain(core::iter::once(b'\n'));
+    let mut len = 0;
+    for (cell, b) in STANDING.iter().zip(new_bytes) {
+        cell.store(b, Ordering::Relaxed);
+        len += 1;
+    }
+    STANDING_LEN.store(len as u32, Ordering::Relaxed);
+    STANDING_SEQ.fetch_add(1, Ordering::Release);
+    STANDING_WRITER.store(false, Ordering::Release);
+}
+
+/// Applies the standing queries to a site that just appeared. Never blocks: if a writer is
+/// busy it retries a few times, then gives up for this site.
+pub(crate) fn on_new_site(index: u32) {
+    #[cfg(feature = "std")]
+    init_from_env();
+    let Some(site) = SiteRef::get(index) else {
+        return;
+    };
+    if STANDING_LEN.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    let mut buf = [0u8; STANDING_BYTES];
+    for _ in 0..4 {
+        let s1 = STANDING_SEQ.load(Ordering::Acquire);
+        if s1 % 2 == 1 {
+            core::hint::spin_loop();
+            continue;
+        }
+        let len = (STANDING_LEN.load(Ordering::Relaxed) as usize).min(STANDING_BYTES);
+        for (b, cell) in buf.iter_mut().zip(STANDING.iter()).take(len) {
+            *b = cell.load(Ordering::Relaxed);
+        }
+        core::sync::atomic::fence(Ordering::Acquire);
+        if STANDING_SEQ.load(Ordering::Relaxed) != s1 {
+            continue;
+        }
+        let Some(text) = buf.get(..len).and_then(|b| core::str::from_utf8(b).ok()) else {
+            return;
+        };
+        let _ = query::parse(text, |c| {
+            if let Command::Site(q) = c {
+                if matches(&q, site) {
+                    act(&q, site);
+                }
+            }
+        });
+        return;
+    }
+}
+
+/// With `std`: applies the `ERRTRACE` environment variable and the file named by
+/// `ERRTRACE_FILE`, once per process (later calls do nothing). Called automatically when the
+/// first site appears; call it at start-up to see the errors it reports.
+///
+/// Returns the first problem met, if any: an unreadable file or a bad query (also printed to
+/// stderr).
+#[cfg(feature = "std")]
+pub fn init_from_env() -> Option<std::string::String> {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::AcqRel) {
+        return None;
+    }
+    let mut problem = None;
+    if let Ok(q) = std::env::var("ERRTRACE") {
+        if let Err(e) = apply(&q) {
+            problem = Some(std::format!("ERRTRACE: {e}"));
+        }
+    }
+    if let Ok(path) = std::env::var("ERRTRACE_FILE") {
+        match apply_file(std::path::Path::new(&path)) {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {path}: {e}"))),
+            Err(e) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {path}: {e}"))),
+        }
+    }
+    if let Some(p) = &problem {
+        std::eprintln!("errtrace: {p}");
+    }
+    problem
+}
+
+/// With `std`: applies the queries in a file (one per line; `#` starts a comment line).
+///
+/// # Errors
+///
+/// The I/O error reading the file; the inner result is [`apply`]'s.
+#[cfg(feature = "std")]
+pub fn apply_file(path: &std::path::Path) -> std::io::Result<Result<Applied, QueryError>> {
+    let text = std::fs::read_to_string(path)?;
+    let cleaned: std::string::String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(|l| l.chars().chain(core::iter::once('\n')))
+        .collect();
+    Ok(apply(&cleaned))
 }

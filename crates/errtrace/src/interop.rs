@@ -21,7 +21,7 @@
 //! }
 //! let e = parse(&[0xff]).unwrap_err();
 //! assert_eq!(e.code(), EINVAL);
-//! assert_eq!(e.origin().line, line!() - 7);
+//! assert_eq!(e.origin().line, line!() - 6);
 //! e.handled();
 //! ```
 

@@ -97,6 +97,7 @@ pub mod code;
 pub mod config;
 pub mod control;
 mod error;
+pub mod fault;
 mod interop;
 mod macros;
 pub mod platform;
@@ -132,6 +133,11 @@ pub mod __private {
     #[cfg(feature = "registry")]
     #[linkme::distributed_slice]
     pub static SITE_REGISTRY: [&'static crate::site::Site];
+
+    /// All fail points of the program, collected at link time.
+    #[cfg(feature = "registry")]
+    #[linkme::distributed_slice]
+    pub static FAIL_REGISTRY: [&'static crate::fault::FailPoint];
 
     /// `err!` with a message: the creator logs.
     #[inline(never)]

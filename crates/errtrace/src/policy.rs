@@ -95,6 +95,9 @@ static INTERVAL: AtomicU32 = AtomicU32::new(DEFAULT_INTERVAL_MS);
 /// Codes quiet by default, from `ERRTRACE_QUIET_CODES` at build time when set.
 const BUILD_QUIET: [u16; 16] = quiet_codes(option_env!("ERRTRACE_QUIET_CODES"));
 
+// Evaluated only at compile time (for `BUILD_QUIET`): an out-of-range index or a bad value is a
+// compile error, never a runtime panic.
+#[allow(clippy::indexing_slicing, clippy::panic)]
 const fn quiet_codes(env: Option<&str>) -> [u16; 16] {
     let mut out = [0u16; 16];
     let Some(text) = env else {
@@ -608,12 +611,20 @@ mod decide {
         log_at(e, s, RecordKind::Created, Some(&m));
     }
 
+    static UNHANDLED: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+    /// How many errors were dropped unhandled so far in this process.
+    pub fn unhandled_drops() -> u32 {
+        UNHANDLED.load(Ordering::Relaxed)
+    }
+
     /// Called by `Drop` for an error nobody handled or logged.
     #[cold]
     pub(crate) fn unhandled_drop(e: &Error) {
         if e.is_logged() {
             return;
         }
+        UNHANDLED.fetch_add(1, Ordering::Relaxed);
         let site = e.site();
         let (burst, interval_ms) = default_ratelimit();
         let v = match site {

@@ -119,6 +119,7 @@ impl fmt::Debug for Error {
 }
 
 /// The trail on one line (`a.rs:1:2 -> b.rs:3:4 "ctx"`), for structured sinks.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 pub(crate) struct TrailLine<'a>(pub(crate) &'a Error);
 
 impl fmt::Display for TrailLine<'_> {
@@ -153,6 +154,7 @@ impl fmt::Display for TrailLine<'_> {
 }
 
 /// The message part of a record only.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
 pub(crate) struct MessageOnly<'a, 'b>(pub(crate) &'a Record<'b>);
 
 impl fmt::Display for MessageOnly<'_, '_> {

@@ -340,6 +340,8 @@ pub struct SiteTable<const N: usize> {
     entries: [Entry; N],
     used: AtomicU32,
     overflow: AtomicU32,
+    /// The process-wide table: new entries get the standing control queries.
+    global: bool,
 }
 
 fn same_location(a: &Location<'_>, b: &Location<'_>) -> bool {
@@ -362,7 +364,14 @@ impl<const N: usize> SiteTable<N> {
             entries: [const { Entry::new() }; N],
             used: AtomicU32::new(0),
             overflow: AtomicU32::new(0),
+            global: false,
         }
+    }
+
+    const fn new_global() -> Self {
+        let mut t = Self::new();
+        t.global = true;
+        t
     }
 
     /// An empty table.
@@ -372,6 +381,7 @@ impl<const N: usize> SiteTable<N> {
             entries: core::array::from_fn(|_| Entry::new()),
             used: AtomicU32::new(0),
             overflow: AtomicU32::new(0),
+            global: false,
         }
     }
 
@@ -400,6 +410,7 @@ impl<const N: usize> SiteTable<N> {
                             e.loc.store(Some(loc), Ordering::Relaxed);
                             e.kind.store(LOCATION, Ordering::Release);
                             self.used.fetch_add(1, Ordering::Relaxed);
+                            self.appeared(i as u32 + 1);
                             return i as u32 + 1;
                         }
                         // Lost the race for this entry: look at what the winner put there.
@@ -439,6 +450,7 @@ impl<const N: usize> SiteTable<N> {
                             e.site.store(Some(site), Ordering::Relaxed);
                             e.kind.store(STATIC, Ordering::Release);
                             self.used.fetch_add(1, Ordering::Relaxed);
+                            self.appeared(i as u32 + 1);
                             return i as u32 + 1;
                         }
                     }
@@ -448,6 +460,16 @@ impl<const N: usize> SiteTable<N> {
         }
         self.overflow.fetch_add(1, Ordering::Relaxed);
         0
+    }
+
+    #[cold]
+    fn appeared(&self, index: u32) {
+        #[cfg(not(loom))]
+        if self.global {
+            crate::control::on_new_site(index);
+        }
+        #[cfg(loom)]
+        let _ = index;
     }
 
     /// The entry at a 1-based index.
@@ -495,7 +517,7 @@ impl<const N: usize> Default for SiteTable<N> {
 
 /// The global site table.
 #[cfg(not(loom))]
-pub(crate) static SITES: SiteTable<{ crate::config::SITES }> = SiteTable::new();
+pub(crate) static SITES: SiteTable<{ crate::config::SITES }> = SiteTable::new_global();
 
 /// Origins that found the global site table full.
 ///
