@@ -1,0 +1,16 @@
+//! The smallest errtrace program: an error made deep down, reported once at `main`.
+use errtrace::{err, ResultExt};
+
+fn read_config() -> errtrace::Result<u32> {
+    Err(err!(ENOENT))
+}
+
+fn start() -> errtrace::Result<u32> {
+    read_config().context("reading the configuration")
+}
+
+fn main() -> errtrace::Result {
+    let n = start()?;
+    println!("started with {n}");
+    Ok(())
+}
