@@ -1,0 +1,186 @@
+//! Runtime control end to end: listing, `+p` on quiet sites, `-p` on noisy ones, policy words,
+//! all-or-nothing inputs, standing queries for sites that appear later.
+
+use errtrace::control;
+use errtrace::sink::Capture;
+use errtrace::{err, Error, ResultExt};
+
+static CAPTURE: Capture = Capture::new();
+
+fn setup() {
+    let _ = errtrace::sink::set_sink(&CAPTURE);
+    CAPTURE.take();
+}
+
+fn listing() -> String {
+    let mut s = String::new();
+    control::list(&mut s).unwrap();
+    s
+}
+
+fn line_for(func: &str) -> String {
+    listing()
+        .lines()
+        .find(|l| l.contains(&format!("]{func} ")))
+        .unwrap_or_else(|| panic!("no site for {func} in\n{}", listing()))
+        .to_string()
+}
+
+mod bus {
+    pub fn quiet_poll() -> errtrace::Result {
+        Err(errtrace::err!(EAGAIN, "bus busy"))
+    }
+    pub fn noisy_read() -> errtrace::Result {
+        Err(errtrace::err!(always, EIO, "read failed"))
+    }
+    pub fn never_fired() -> errtrace::Result {
+        Err(errtrace::err!(ENODEV, "no such device"))
+    }
+}
+
+#[test]
+fn listing_shows_dynamic_debug_style_lines() {
+    setup();
+    for _ in 0..3 {
+        bus::noisy_read().unwrap_err().handled();
+    }
+    let l = line_for("noisy_read");
+    assert!(l.starts_with("crates/errtrace/tests/test_control.rs:"), "{l}");
+    assert!(l.contains(" [test_control::bus]noisy_read =p code=EIO created=3 logged=3 suppressed=0 policy=always"), "{l}");
+}
+
+#[cfg(feature = "registry")]
+#[test]
+fn macro_sites_are_listed_before_they_fire() {
+    let l = line_for("never_fired");
+    assert!(l.contains("code=- created=0 logged=0 suppressed=0"), "{l}");
+    let _ = bus::never_fired; // never called in this test binary
+}
+
+#[test]
+fn plus_p_makes_a_quiet_site_print_and_minus_p_silences_it() {
+    setup();
+    bus::quiet_poll().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty(), "EAGAIN is quiet by default");
+    assert!(line_for("quiet_poll").contains(" =_ code=EAGAIN"));
+
+    let applied = control::apply("file *test_control* func quiet_poll +p").unwrap();
+    assert_eq!(applied.matched, 1);
+    bus::quiet_poll().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].text.starts_with("bus busy: EAGAIN (-11)"));
+    assert!(line_for("quiet_poll").contains(" =p code=EAGAIN"));
+
+    control::apply("func quiet_poll -p").unwrap();
+    bus::quiet_poll().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty());
+}
+
+fn decorated() -> errtrace::Result<u32> {
+    Err(err!(always, EIO, "decorated"))
+}
+
+#[test]
+fn decoration_flags() {
+    setup();
+    control::apply("func decorated =pfl").unwrap();
+    decorated().unwrap_err().handled();
+    let text = &CAPTURE.take()[0].text;
+    let line = include_str!("test_control.rs")
+        .lines()
+        .position(|l| l.contains("Err(err!(always, EIO, \"decorated\"))"))
+        .unwrap()
+        + 1;
+    assert!(text.starts_with(&format!("decorated:{line}: decorated: EIO")), "{text}");
+    control::apply("func decorated =pm").unwrap();
+    decorated().trace().unwrap_err().handled();
+    let text = &CAPTURE.take()[0].text;
+    assert!(text.starts_with("test_control: decorated: EIO"), "{text}");
+    control::apply("func decorated +s").unwrap();
+    decorated().unwrap_err().handled();
+    let text = &CAPTURE.take()[0].text;
+    assert!(text.contains("\n  origin: "), "{text}");
+}
+
+fn policy_target() -> errtrace::Result<u32> {
+    Err(err!(EIO, "policy target"))
+}
+
+#[test]
+fn policy_words_replace_the_policy() {
+    setup();
+    control::apply("func policy_target ratelimit=2/1s").unwrap();
+    assert!(line_for("policy_target").ends_with("policy=ratelimit(2/1s)") || line_for("policy_target").contains("policy=ratelimit(2/1s)"));
+    for _ in 0..5 {
+        policy_target().unwrap_err().handled();
+    }
+    assert_eq!(CAPTURE.take().len(), 2);
+    control::apply("func policy_target quiet").unwrap();
+    policy_target().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty());
+    control::apply("func policy_target always").unwrap();
+    for _ in 0..5 {
+        policy_target().unwrap_err().handled();
+    }
+    assert_eq!(CAPTURE.take().len(), 5);
+}
+
+fn untouched() -> errtrace::Result<u32> {
+    Err(err!(always, EIO, "untouched"))
+}
+
+#[test]
+fn a_bad_input_applies_nothing() {
+    setup();
+    untouched().unwrap_err().handled();
+    CAPTURE.take();
+    let e = control::apply("func untouched -p\nfunc untouched =_\nfiel x +p").unwrap_err();
+    assert_eq!((e.line, e.column), (3, 1));
+    assert_eq!(e.found(), "fiel");
+    untouched().unwrap_err().handled();
+    assert_eq!(CAPTURE.take().len(), 1, "the first two queries were not applied");
+}
+
+#[test]
+fn a_query_matching_nothing_is_not_an_error() {
+    let a = control::apply("file no_such_file.rs +p").unwrap();
+    assert_eq!(a.matched, 0);
+    assert_eq!(a.queries, 1);
+}
+
+#[test]
+fn line_and_code_matches() {
+    setup();
+    fn at_line() -> errtrace::Result {
+        Err(Error::new(errtrace::code::ENOSPC))
+    }
+    let e = at_line().unwrap_err();
+    let line = e.origin().line;
+    e.handled();
+    let a = control::apply(&format!("file test_control.rs:{line}-{line} code ENOSPC -p")).unwrap();
+    assert_eq!(a.matched, 1);
+    let a = control::apply(&format!("line {}- code ENOSPC +p", line + 1)).unwrap();
+    assert_eq!(a.matched, 0);
+}
+
+fn appears_later() -> errtrace::Result {
+    // A location site, interned only when first used.
+    Err(Error::new(errtrace::code::EAGAIN))
+}
+
+#[test]
+fn standing_queries_reach_sites_that_appear_later() {
+    setup();
+    // `appears_later`'s site does not exist yet when the query runs: it matches nothing now,
+    // and is applied when the site appears.
+    let src = include_str!("test_control.rs");
+    let line = src.lines().position(|l| l.contains("Err(Error::new(errtrace::code::EAGAIN))")).unwrap() + 1;
+    let a = control::apply(&format!("file test_control.rs:{line} +p")).unwrap();
+    assert_eq!(a.matched, 0);
+    let e = appears_later().log("later").unwrap_err();
+    e.handled();
+    let listing = listing();
+    let l = listing.lines().find(|l| l.starts_with(&format!("crates/errtrace/tests/test_control.rs:{line} "))).unwrap();
+    assert!(l.contains(" =p "), "{l}");
+}

@@ -1,0 +1,225 @@
+//! The error value: size, codes, origin for every way of making an error, trail, reports.
+
+use errtrace::code::{self, Code, EINVAL, EIO, ENOMEM};
+use errtrace::{err, Error, ResultExt};
+use std::mem::size_of;
+
+#[test]
+fn sizes() {
+    assert_eq!(size_of::<Error>(), 8);
+    assert_eq!(size_of::<Option<Error>>(), 8);
+    assert_eq!(size_of::<errtrace::Result>(), 8);
+    assert_eq!(size_of::<errtrace::Result<u64>>(), 16);
+}
+
+#[test]
+fn errno_conventions() {
+    let e = Error::from_errno(-22).unwrap();
+    assert_eq!(e.code(), EINVAL);
+    assert_eq!(e.to_errno(), -22);
+    assert_eq!(e.name(), "EINVAL");
+    assert_eq!(e.description(), "Invalid argument");
+    e.handled();
+    let e = Error::from_errno(22).unwrap();
+    assert_eq!(e.to_errno(), -22);
+    e.handled();
+    for bad in [0, 4096, -4096, i32::MIN, i32::MAX] {
+        let err = Error::from_errno(bad).unwrap_err();
+        assert_eq!(err.value(), bad);
+    }
+    assert_eq!(code::EPROBE_DEFER.to_errno(), -517);
+    assert_eq!(Code::from_name("ERESTARTSYS").map(Code::get), Some(512));
+}
+
+fn line_of(e: &Error) -> u32 {
+    e.origin().line
+}
+
+#[test]
+fn origin_of_new_and_from_errno() {
+    let e = Error::new(EIO);
+    assert_eq!(line_of(&e), line!() - 1);
+    assert!(e.origin().file.ends_with("test_error.rs"));
+    e.handled();
+    let e = Error::from_errno(-5).unwrap();
+    assert_eq!(line_of(&e), line!() - 1);
+    e.handled();
+}
+
+fn question_mark_on_code() -> errtrace::Result<u8> {
+    Err(ENOMEM)?;
+    Ok(0)
+}
+
+#[test]
+fn origin_of_err_code_question_mark() {
+    let e = question_mark_on_code().unwrap_err();
+    assert_eq!(e.code(), ENOMEM);
+    // The origin is the `?` in question_mark_on_code.
+    let src = include_str!("test_error.rs");
+    let expected = src.lines().position(|l| l.contains("Err(ENOMEM)?;")).unwrap() as u32 + 1;
+    assert_eq!(e.origin().line, expected);
+    e.handled();
+}
+
+fn foreign() -> errtrace::Result<u8> {
+    let n: i64 = -1;
+    let v = u8::try_from(n)?;
+    Ok(v)
+}
+
+#[test]
+fn origin_of_foreign_conversions() {
+    let e = foreign().unwrap_err();
+    assert_eq!(e.code(), EINVAL);
+    let src = include_str!("test_error.rs");
+    let expected = src.lines().position(|l| l.contains("u8::try_from(n)?")).unwrap() as u32 + 1;
+    assert_eq!(e.origin().line, expected);
+    e.handled();
+
+    let io = std::io::Error::from_raw_os_error(13);
+    let e: Error = io.into();
+    assert_eq!(e.code(), code::EACCES);
+    e.handled();
+    let io = std::io::Error::other("not an errno");
+    let e: Error = io.into();
+    assert_eq!(e.code(), EIO);
+    let back: std::io::Error = e.into();
+    assert_eq!(back.raw_os_error(), Some(5));
+}
+
+mod bus {
+    pub fn read_reg() -> errtrace::Error {
+        errtrace::err!(EIO)
+    }
+}
+
+#[test]
+fn err_macro_records_function_and_module() {
+    let e = bus::read_reg();
+    let o = e.origin();
+    assert_eq!(o.module, Some("test_error::bus"));
+    assert_eq!(o.function, Some("test_error::bus::read_reg"));
+    assert_eq!(o.function_name(), Some("read_reg"));
+    let closure = || err!(EIO);
+    let e2 = closure();
+    assert_eq!(e2.origin().function, Some("test_error::err_macro_records_function_and_module"));
+    e.handled();
+    e2.handled();
+}
+
+fn leaf() -> errtrace::Result<u64> {
+    Err(err!(EIO))
+}
+
+fn level(n: u32) -> errtrace::Result<u64> {
+    if n == 0 {
+        return leaf();
+    }
+    level(n - 1).trace()
+}
+
+#[test]
+fn trail_keeps_hops_in_order_and_counts_overflow() {
+    let e = level(11).unwrap_err();
+    let ev = e.event().unwrap();
+    assert_eq!(ev.total_hops(), 11);
+    assert_eq!(ev.hops().count(), errtrace::config::HOPS);
+    assert_eq!(ev.more_hops(), 11 - errtrace::config::HOPS as u32);
+    let report = e.report().to_string();
+    assert!(report.contains(&format!("(+{} more hops)", 11 - errtrace::config::HOPS)), "{report}");
+    e.handled();
+}
+
+fn ctx_chain() -> errtrace::Result<u64> {
+    leaf().context("reading chip id")
+}
+
+#[test]
+fn report_format() {
+    let e = ctx_chain().trace().unwrap_err();
+    let text = format!("{e:#}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "error EIO (-5): Input/output error");
+    assert!(lines[1].starts_with("  origin: crates/errtrace/tests/test_error.rs:"), "{text}");
+    assert!(lines[1].ends_with(" in test_error::leaf"), "{text}");
+    assert!(lines[2].starts_with("  via:    crates/errtrace/tests/test_error.rs:"));
+    assert!(lines[2].ends_with("\"reading chip id\""));
+    assert!(lines[3].starts_with("  via:    "));
+    assert_eq!(lines.len(), 4);
+    let one = e.to_string();
+    assert!(one.starts_with("EIO: Input/output error (at crates/errtrace/tests/test_error.rs:"));
+    assert_eq!(format!("{e:?}"), text);
+    e.handled();
+}
+
+#[test]
+fn origin_survives_many_newer_errors() {
+    let e = leaf().unwrap_err();
+    let line = e.origin().line;
+    for _ in 0..(errtrace::config::RECORDER_SLOTS * 3) {
+        Error::new(EIO).handled();
+    }
+    assert_eq!(e.origin().line, line);
+    // A live error keeps its slot: its trail is still there.
+    assert!(e.event().is_ok());
+    e.handled();
+}
+
+#[test]
+fn released_events_are_overwritten_and_reported_as_such() {
+    let e = Error::new(EIO);
+    let seq = e.seq().unwrap();
+    e.handled();
+    assert!(errtrace::recorder::read(seq).is_ok());
+    for _ in 0..(errtrace::config::RECORDER_SLOTS * 2) {
+        Error::new(EIO).handled();
+    }
+    match errtrace::recorder::read(seq) {
+        Err(errtrace::recorder::Missing::Overwritten { newer }) => {
+            assert!(newer as usize >= errtrace::config::RECORDER_SLOTS)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn recorder_full_of_live_errors_marks_unrecorded() {
+    // Hold more live errors than there are slots: the extra ones are unrecorded, and say so.
+    let held: Vec<Error> = (0..errtrace::config::RECORDER_SLOTS + 8)
+        .map(|_| Error::new(EIO))
+        .collect();
+    let unrecorded: Vec<&Error> = held.iter().filter(|e| e.seq().is_none()).collect();
+    assert!(!unrecorded.is_empty());
+    let report = unrecorded[0].report().to_string();
+    assert!(report.contains("trail not recorded"), "{report}");
+    // The origin is still known.
+    assert!(report.contains("origin: crates/errtrace/tests/test_error.rs:"), "{report}");
+    for e in held {
+        e.handled();
+    }
+    assert!(errtrace::recorder::unrecorded() > 0);
+}
+
+#[test]
+fn site_counters_count() {
+    fn make() -> errtrace::Result {
+        Err(err!(EIO))
+    }
+    for _ in 0..3 {
+        make().trace().unwrap_err().handled();
+    }
+    let e = make().unwrap_err();
+    let c = e.site().unwrap().counters();
+    assert_eq!(c.created, 4);
+    assert_eq!(c.propagated, 3);
+    e.handled();
+}
+
+#[test]
+fn core_error_trait() {
+    fn takes(_: &dyn core::error::Error) {}
+    let e = Error::new(EIO);
+    takes(&e);
+    e.handled();
+}

@@ -1,0 +1,258 @@
+//! Who logs and how often, with a fake clock: burst, window reset, suppressed counts, once,
+//! quiet-but-recorded, and no double logging across a 10-deep chain.
+
+use errtrace::code::{EAGAIN, EIO, ENOMEM, EPROBE_DEFER, ETIMEDOUT};
+use errtrace::policy::{self, Policy};
+use errtrace::sink::{Capture, RecordKind};
+use errtrace::{boundary, err, Error, ResultExt};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+static CAPTURE: Capture = Capture::new();
+static NOW_NS: AtomicU64 = AtomicU64::new(1_000_000_000);
+/// Tests that move the fake clock run one at a time.
+static CLOCK: Mutex<()> = Mutex::new(());
+
+fn fake_clock() -> u64 {
+    NOW_NS.load(Ordering::SeqCst)
+}
+
+fn setup() -> std::sync::MutexGuard<'static, ()> {
+    let _ = errtrace::sink::set_sink(&CAPTURE);
+    let _ = errtrace::platform::set_clock(fake_clock);
+    let g = CLOCK.lock().unwrap_or_else(|p| p.into_inner());
+    CAPTURE.take();
+    g
+}
+
+fn advance_ms(ms: u64) {
+    NOW_NS.fetch_add(ms * 1_000_000, Ordering::SeqCst);
+}
+
+fn storm_site() -> errtrace::Result {
+    Err(err!(ETIMEDOUT, "transfer timed out"))
+}
+
+#[test]
+fn default_rate_limit_burst_window_and_suppressed_count() {
+    let _g = setup();
+    for _ in 0..1000 {
+        storm_site().unwrap_err().handled();
+    }
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 10, "{lines:#?}");
+    assert!(lines.iter().all(|l| l.kind == RecordKind::Created));
+    assert!(lines[0].text.starts_with("transfer timed out: ETIMEDOUT (-110) at "));
+    // Still inside the 5 s window: nothing more.
+    advance_ms(4_999);
+    storm_site().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty());
+    // The window closes: the suppressed count comes first, then the message.
+    advance_ms(1);
+    storm_site().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert_eq!(lines[0].kind, RecordKind::Suppressed);
+    assert_eq!(lines[0].suppressed, 991);
+    assert!(lines[0].text.ends_with("]storm_site: 991 messages suppressed"), "{}", lines[0].text);
+    assert_eq!(lines[1].kind, RecordKind::Created);
+    let e = storm_site().unwrap_err();
+    let c = e.site().unwrap().counters();
+    assert_eq!(c.created, 1003);
+    // 10 + the one after the window closed + this one.
+    assert_eq!(c.logged, 12);
+    assert_eq!(c.suppressed, 991);
+    e.handled();
+}
+
+fn custom_limit() -> errtrace::Result {
+    Err(err!(ratelimit(2, 100), EIO, "custom"))
+}
+
+#[test]
+fn per_site_rate_limit_from_source_and_flush() {
+    let _g = setup();
+    for _ in 0..5 {
+        custom_limit().unwrap_err().handled();
+    }
+    assert_eq!(CAPTURE.take().len(), 2);
+    policy::flush_suppressed();
+    let lines = CAPTURE.take();
+    let ours: Vec<_> = lines.iter().filter(|l| l.text.contains("custom_limit")).collect();
+    assert_eq!(ours.len(), 1, "{lines:#?}");
+    assert_eq!(ours[0].suppressed, 3);
+    advance_ms(100);
+    custom_limit().unwrap_err().handled();
+    assert_eq!(CAPTURE.take().len(), 1, "flushed count is not reported twice");
+}
+
+fn once_site() -> errtrace::Result {
+    Err(err!(once, EIO, "only once"))
+}
+
+#[test]
+fn once_prints_once_ever() {
+    let _g = setup();
+    for _ in 0..3 {
+        once_site().unwrap_err().handled();
+        advance_ms(60_000);
+    }
+    assert_eq!(CAPTURE.take().len(), 1);
+}
+
+fn always_site(i: u32) -> errtrace::Result {
+    Err(err!(always, EIO, "always {}", i))
+}
+
+#[test]
+fn always_is_never_limited() {
+    let _g = setup();
+    for i in 0..50 {
+        always_site(i).unwrap_err().handled();
+    }
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 50);
+    assert!(lines[49].text.starts_with("always 49: EIO"));
+}
+
+fn quiet_by_code() -> errtrace::Result {
+    Err(err!(EAGAIN, "try again"))
+}
+
+#[test]
+fn normal_codes_are_quiet_but_recorded_and_counted() {
+    let _g = setup();
+    for c in [EAGAIN, ENOMEM, EPROBE_DEFER] {
+        assert_eq!(policy::default_for(c), Policy::Quiet);
+    }
+    let e = quiet_by_code().unwrap_err();
+    assert!(CAPTURE.take().is_empty());
+    assert!(e.is_logged(), "a quiet decision counts as reported");
+    let seq = e.seq().unwrap();
+    let ev = errtrace::recorder::read(seq).unwrap();
+    assert_eq!(ev.code(), EAGAIN);
+    let c = e.site().unwrap().counters();
+    assert_eq!(c.suppressed, 1);
+    // A boundary does not print it again either.
+    assert_eq!(boundary("poll", Err::<(), _>(e)), Err(EAGAIN));
+    assert!(CAPTURE.take().is_empty());
+}
+
+fn quiet_in_source() -> errtrace::Result {
+    Err(err!(quiet, EIO, "expected here"))
+}
+
+#[test]
+fn quiet_override_in_source() {
+    let _g = setup();
+    quiet_in_source().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty());
+}
+
+fn deep(n: u32) -> errtrace::Result<u32> {
+    if n == 0 {
+        return Err(err!(EIO, "register read failed"));
+    }
+    deep(n - 1).log("while going up").trace()
+}
+
+#[test]
+fn nobody_logs_twice_across_a_10_deep_chain() {
+    let _g = setup();
+    let r = deep(10);
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(lines[0].text.starts_with("register read failed: EIO"));
+    // The boundary sees it was reported: no second print.
+    assert_eq!(boundary("probe", r), Err(EIO));
+    assert!(CAPTURE.take().is_empty());
+}
+
+fn unlogged(n: u32) -> errtrace::Result<u32> {
+    if n == 0 {
+        return Err(err!(EIO));
+    }
+    unlogged(n - 1).trace()
+}
+
+#[test]
+fn log_logs_an_unlogged_error_once_and_boundary_reports_unlogged() {
+    let _g = setup();
+    let e = unlogged(3).log("while probing").log("again").unwrap_err();
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].text.starts_with("while probing: EIO (-5) at "), "{}", lines[0].text);
+    assert!(lines[0].text.contains(", from crates/errtrace/tests/test_policy.rs:"));
+    e.handled();
+
+    let r = unlogged(3);
+    assert_eq!(boundary("demo init", r), Err(EIO));
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0].kind, RecordKind::Boundary);
+    let text = &lines[0].text;
+    assert!(text.starts_with("demo init: returning EIO (-5), not reported before:"), "{text}");
+    assert!(text.contains("origin: crates/errtrace/tests/test_policy.rs:"), "{text}");
+    assert_eq!(text.matches("via:").count(), 3, "{text}");
+}
+
+#[test]
+fn boundary_errno_for_ffi() {
+    let _g = setup();
+    assert_eq!(errtrace::boundary_errno("ffi", Ok(())), 0);
+    assert_eq!(errtrace::boundary_errno("ffi", Err(Error::new(EIO))), -5);
+    assert_eq!(CAPTURE.take().len(), 1);
+}
+
+#[test]
+fn log_with_formats_only_when_printed() {
+    let _g = setup();
+    use std::sync::atomic::AtomicU32;
+    static CALLS: AtomicU32 = AtomicU32::new(0);
+    let f = || -> errtrace::Result {
+        Err(Error::new(EAGAIN)).log_with(|e, w| {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            write!(w, "custom {}", e.name())
+        })
+    };
+    f().unwrap_err().handled();
+    assert_eq!(CALLS.load(Ordering::SeqCst), 0, "quiet: never formatted");
+    let g = || -> errtrace::Result {
+        Err(Error::new(EIO)).log_with(|e, w| {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            write!(w, "custom {}", e.name())
+        })
+    };
+    g().unwrap_err().handled();
+    assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+    assert!(CAPTURE.take()[0].text.starts_with("custom EIO: EIO (-5)"));
+}
+
+#[test]
+fn instead_of_expect() {
+    let _g = setup();
+    let f = || -> errtrace::Result<u8> { Err(Error::new(EIO)).not_expected("the id register always reads") };
+    for _ in 0..3 {
+        f().unwrap_err().handled();
+    }
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1, "once per site");
+    assert_eq!(lines[0].kind, RecordKind::Unexpected);
+    assert!(lines[0].text.starts_with("should not fail: the id register always reads: EIO (-5):"));
+    assert!(lines[0].text.contains("origin: "));
+    let v: errtrace::Result<u8> = Err(Error::new(EIO));
+    assert_eq!(v.or_log("optional", 9), 9);
+}
+
+#[test]
+fn default_class_configurable_at_start_up() {
+    let _g = setup();
+    let code = errtrace::code::ENOLINK;
+    assert!(matches!(policy::default_for(code), Policy::RateLimited { .. }));
+    policy::set_code_policy(code, Policy::Quiet);
+    assert_eq!(policy::default_for(code), Policy::Quiet);
+    let e = err!(ENOLINK, "link down");
+    assert!(CAPTURE.take().is_empty());
+    e.handled();
+    policy::set_code_policy(code, Policy::RateLimited { burst: 0, interval_ms: 0 });
+}

@@ -1,0 +1,6 @@
+#[errtrace::trace(verbose)]
+fn f() -> errtrace::Result {
+    Ok(())
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[errtrace::trace]
+struct NotAFunction;
+
+fn main() {}
