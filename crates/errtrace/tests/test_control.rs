@@ -45,7 +45,10 @@ fn listing_shows_dynamic_debug_style_lines() {
         bus::noisy_read().unwrap_err().handled();
     }
     let l = line_for("noisy_read");
-    assert!(l.starts_with("crates/errtrace/tests/test_control.rs:"), "{l}");
+    assert!(
+        l.starts_with("crates/errtrace/tests/test_control.rs:"),
+        "{l}"
+    );
     assert!(l.contains(" [test_control::bus]noisy_read =p code=EIO created=3 logged=3 suppressed=0 policy=always"), "{l}");
 }
 
@@ -92,7 +95,10 @@ fn decoration_flags() {
         .position(|l| l.contains("Err(err!(always, EIO, \"decorated\"))"))
         .unwrap()
         + 1;
-    assert!(text.starts_with(&format!("decorated:{line}: decorated: EIO")), "{text}");
+    assert!(
+        text.starts_with(&format!("decorated:{line}: decorated: EIO")),
+        "{text}"
+    );
     control::apply("func decorated =pm").unwrap();
     decorated().trace().unwrap_err().handled();
     let text = &CAPTURE.take()[0].text;
@@ -111,7 +117,10 @@ fn policy_target() -> errtrace::Result<u32> {
 fn policy_words_replace_the_policy() {
     setup();
     control::apply("func policy_target ratelimit=2/1s").unwrap();
-    assert!(line_for("policy_target").ends_with("policy=ratelimit(2/1s)") || line_for("policy_target").contains("policy=ratelimit(2/1s)"));
+    assert!(
+        line_for("policy_target").ends_with("policy=ratelimit(2/1s)")
+            || line_for("policy_target").contains("policy=ratelimit(2/1s)")
+    );
     for _ in 0..5 {
         policy_target().unwrap_err().handled();
     }
@@ -139,7 +148,11 @@ fn a_bad_input_applies_nothing() {
     assert_eq!((e.line, e.column), (3, 1));
     assert_eq!(e.found(), "fiel");
     untouched().unwrap_err().handled();
-    assert_eq!(CAPTURE.take().len(), 1, "the first two queries were not applied");
+    assert_eq!(
+        CAPTURE.take().len(),
+        1,
+        "the first two queries were not applied"
+    );
 }
 
 #[test]
@@ -158,7 +171,10 @@ fn line_and_code_matches() {
     let e = at_line().unwrap_err();
     let line = e.origin().line;
     e.handled();
-    let a = control::apply(&format!("file test_control.rs:{line}-{line} code ENOSPC -p")).unwrap();
+    let a = control::apply(&format!(
+        "file test_control.rs:{line}-{line} code ENOSPC -p"
+    ))
+    .unwrap();
     assert_eq!(a.matched, 1);
     let a = control::apply(&format!("line {}- code ENOSPC +p", line + 1)).unwrap();
     assert_eq!(a.matched, 0);
@@ -175,12 +191,19 @@ fn standing_queries_reach_sites_that_appear_later() {
     // `appears_later`'s site does not exist yet when the query runs: it matches nothing now,
     // and is applied when the site appears.
     let src = include_str!("test_control.rs");
-    let line = src.lines().position(|l| l.contains("Err(Error::new(errtrace::code::EAGAIN))")).unwrap() + 1;
+    let line = src
+        .lines()
+        .position(|l| l.contains("Err(Error::new(errtrace::code::EAGAIN))"))
+        .unwrap()
+        + 1;
     let a = control::apply(&format!("file test_control.rs:{line} +p")).unwrap();
     assert_eq!(a.matched, 0);
     let e = appears_later().log("later").unwrap_err();
     e.handled();
     let listing = listing();
-    let l = listing.lines().find(|l| l.starts_with(&format!("crates/errtrace/tests/test_control.rs:{line} "))).unwrap();
+    let l = listing
+        .lines()
+        .find(|l| l.starts_with(&format!("crates/errtrace/tests/test_control.rs:{line} ")))
+        .unwrap();
     assert!(l.contains(" =p "), "{l}");
 }

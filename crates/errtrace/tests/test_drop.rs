@@ -32,8 +32,17 @@ fn assert_silent(what: &str) {
 fn assert_warned(what: &str) {
     let w = warnings();
     assert_eq!(w.len(), 1, "{what} should warn once: {w:#?}");
-    assert!(w[0].text.starts_with("EIO (-5) dropped unhandled:"), "{}", w[0].text);
-    assert!(w[0].text.contains("origin: crates/errtrace/tests/test_drop.rs:"), "{}", w[0].text);
+    assert!(
+        w[0].text.starts_with("EIO (-5) dropped unhandled:"),
+        "{}",
+        w[0].text
+    );
+    assert!(
+        w[0].text
+            .contains("origin: crates/errtrace/tests/test_drop.rs:"),
+        "{}",
+        w[0].text
+    );
 }
 
 // ---- idioms that count as handled ----

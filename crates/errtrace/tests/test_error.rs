@@ -57,7 +57,11 @@ fn origin_of_err_code_question_mark() {
     assert_eq!(e.code(), ENOMEM);
     // The origin is the `?` in question_mark_on_code.
     let src = include_str!("test_error.rs");
-    let expected = src.lines().position(|l| l.contains("Err(ENOMEM)?;")).unwrap() as u32 + 1;
+    let expected = src
+        .lines()
+        .position(|l| l.contains("Err(ENOMEM)?;"))
+        .unwrap() as u32
+        + 1;
     assert_eq!(e.origin().line, expected);
     e.handled();
 }
@@ -73,7 +77,11 @@ fn origin_of_foreign_conversions() {
     let e = foreign().unwrap_err();
     assert_eq!(e.code(), EINVAL);
     let src = include_str!("test_error.rs");
-    let expected = src.lines().position(|l| l.contains("u8::try_from(n)?")).unwrap() as u32 + 1;
+    let expected = src
+        .lines()
+        .position(|l| l.contains("u8::try_from(n)?"))
+        .unwrap() as u32
+        + 1;
     assert_eq!(e.origin().line, expected);
     e.handled();
 
@@ -103,7 +111,10 @@ fn err_macro_records_function_and_module() {
     assert_eq!(o.function_name(), Some("read_reg"));
     let closure = || err!(EIO);
     let e2 = closure();
-    assert_eq!(e2.origin().function, Some("test_error::err_macro_records_function_and_module"));
+    assert_eq!(
+        e2.origin().function,
+        Some("test_error::err_macro_records_function_and_module")
+    );
     e.handled();
     e2.handled();
 }
@@ -127,7 +138,10 @@ fn trail_keeps_hops_in_order_and_counts_overflow() {
     assert_eq!(ev.hops().count(), errtrace::config::HOPS);
     assert_eq!(ev.more_hops(), 11 - errtrace::config::HOPS as u32);
     let report = e.report().to_string();
-    assert!(report.contains(&format!("(+{} more hops)", 11 - errtrace::config::HOPS)), "{report}");
+    assert!(
+        report.contains(&format!("(+{} more hops)", 11 - errtrace::config::HOPS)),
+        "{report}"
+    );
     e.handled();
 }
 
@@ -141,7 +155,10 @@ fn report_format() {
     let text = format!("{e:#}");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "error EIO (-5): Input/output error");
-    assert!(lines[1].starts_with("  origin: crates/errtrace/tests/test_error.rs:"), "{text}");
+    assert!(
+        lines[1].starts_with("  origin: crates/errtrace/tests/test_error.rs:"),
+        "{text}"
+    );
     assert!(lines[1].ends_with(" in test_error::leaf"), "{text}");
     assert!(lines[2].starts_with("  via:    crates/errtrace/tests/test_error.rs:"));
     assert!(lines[2].ends_with("\"reading chip id\""));
@@ -194,7 +211,10 @@ fn recorder_full_of_live_errors_marks_unrecorded() {
     let report = unrecorded[0].report().to_string();
     assert!(report.contains("trail not recorded"), "{report}");
     // The origin is still known.
-    assert!(report.contains("origin: crates/errtrace/tests/test_error.rs:"), "{report}");
+    assert!(
+        report.contains("origin: crates/errtrace/tests/test_error.rs:"),
+        "{report}"
+    );
     for e in held {
         e.handled();
     }

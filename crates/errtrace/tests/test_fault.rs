@@ -1,7 +1,7 @@
 //! Fault injection: kernel semantics (probability, interval, times), injected errors are ordinary
 //! errors with their origin at the fail point, and the exercise helper.
 
-use errtrace::code::{EIO, ENOMEM, ENODEV};
+use errtrace::code::{EIO, ENODEV, ENOMEM};
 use errtrace::{control, fail_point, fault, ResultExt};
 use std::sync::Mutex;
 
@@ -55,7 +55,10 @@ fn interval_fails_every_nth_call() {
     let pattern: Vec<bool> = (0..8)
         .map(|_| alloc_buf().map_err(|e| e.handled()).is_err())
         .collect();
-    assert_eq!(pattern, [false, false, false, true, false, false, false, true]);
+    assert_eq!(
+        pattern,
+        [false, false, false, true, false, false, false, true]
+    );
 }
 
 #[test]
@@ -125,7 +128,11 @@ fn exercise_forces_every_point_in_turn() {
     assert_eq!(outcomes[1].result, Err(ENODEV));
 
     let outcomes = fault::exercise(|| errtrace::boundary("probe", probe_forgetful()));
-    let bad: Vec<_> = outcomes.iter().filter(|o| o.dropped_unhandled > 0).map(|o| o.point).collect();
+    let bad: Vec<_> = outcomes
+        .iter()
+        .filter(|o| o.dropped_unhandled > 0)
+        .map(|o| o.point)
+        .collect();
     assert_eq!(bad, ["map_regs"]);
 }
 

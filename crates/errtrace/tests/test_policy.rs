@@ -42,7 +42,9 @@ fn default_rate_limit_burst_window_and_suppressed_count() {
     let lines = CAPTURE.take();
     assert_eq!(lines.len(), 10, "{lines:#?}");
     assert!(lines.iter().all(|l| l.kind == RecordKind::Created));
-    assert!(lines[0].text.starts_with("transfer timed out: ETIMEDOUT (-110) at "));
+    assert!(lines[0]
+        .text
+        .starts_with("transfer timed out: ETIMEDOUT (-110) at "));
     // Still inside the 5 s window: nothing more.
     advance_ms(4_999);
     storm_site().unwrap_err().handled();
@@ -54,7 +56,13 @@ fn default_rate_limit_burst_window_and_suppressed_count() {
     assert_eq!(lines.len(), 2, "{lines:#?}");
     assert_eq!(lines[0].kind, RecordKind::Suppressed);
     assert_eq!(lines[0].suppressed, 991);
-    assert!(lines[0].text.ends_with("]storm_site: 991 messages suppressed"), "{}", lines[0].text);
+    assert!(
+        lines[0]
+            .text
+            .ends_with("]storm_site: 991 messages suppressed"),
+        "{}",
+        lines[0].text
+    );
     assert_eq!(lines[1].kind, RecordKind::Created);
     let e = storm_site().unwrap_err();
     let c = e.site().unwrap().counters();
@@ -78,12 +86,19 @@ fn per_site_rate_limit_from_source_and_flush() {
     assert_eq!(CAPTURE.take().len(), 2);
     policy::flush_suppressed();
     let lines = CAPTURE.take();
-    let ours: Vec<_> = lines.iter().filter(|l| l.text.contains("custom_limit")).collect();
+    let ours: Vec<_> = lines
+        .iter()
+        .filter(|l| l.text.contains("custom_limit"))
+        .collect();
     assert_eq!(ours.len(), 1, "{lines:#?}");
     assert_eq!(ours[0].suppressed, 3);
     advance_ms(100);
     custom_limit().unwrap_err().handled();
-    assert_eq!(CAPTURE.take().len(), 1, "flushed count is not reported twice");
+    assert_eq!(
+        CAPTURE.take().len(),
+        1,
+        "flushed count is not reported twice"
+    );
 }
 
 fn once_site() -> errtrace::Result {
@@ -181,8 +196,14 @@ fn log_logs_an_unlogged_error_once_and_boundary_reports_unlogged() {
     let e = unlogged(3).log("while probing").log("again").unwrap_err();
     let lines = CAPTURE.take();
     assert_eq!(lines.len(), 1);
-    assert!(lines[0].text.starts_with("while probing: EIO (-5) at "), "{}", lines[0].text);
-    assert!(lines[0].text.contains(", from crates/errtrace/tests/test_policy.rs:"));
+    assert!(
+        lines[0].text.starts_with("while probing: EIO (-5) at "),
+        "{}",
+        lines[0].text
+    );
+    assert!(lines[0]
+        .text
+        .contains(", from crates/errtrace/tests/test_policy.rs:"));
     e.handled();
 
     let r = unlogged(3);
@@ -191,8 +212,14 @@ fn log_logs_an_unlogged_error_once_and_boundary_reports_unlogged() {
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0].kind, RecordKind::Boundary);
     let text = &lines[0].text;
-    assert!(text.starts_with("demo init: returning EIO (-5), not reported before:"), "{text}");
-    assert!(text.contains("origin: crates/errtrace/tests/test_policy.rs:"), "{text}");
+    assert!(
+        text.starts_with("demo init: returning EIO (-5), not reported before:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("origin: crates/errtrace/tests/test_policy.rs:"),
+        "{text}"
+    );
     assert_eq!(text.matches("via:").count(), 3, "{text}");
 }
 
@@ -231,14 +258,18 @@ fn log_with_formats_only_when_printed() {
 #[test]
 fn instead_of_expect() {
     let _g = setup();
-    let f = || -> errtrace::Result<u8> { Err(Error::new(EIO)).not_expected("the id register always reads") };
+    let f = || -> errtrace::Result<u8> {
+        Err(Error::new(EIO)).not_expected("the id register always reads")
+    };
     for _ in 0..3 {
         f().unwrap_err().handled();
     }
     let lines = CAPTURE.take();
     assert_eq!(lines.len(), 1, "once per site");
     assert_eq!(lines[0].kind, RecordKind::Unexpected);
-    assert!(lines[0].text.starts_with("should not fail: the id register always reads: EIO (-5):"));
+    assert!(lines[0]
+        .text
+        .starts_with("should not fail: the id register always reads: EIO (-5):"));
     assert!(lines[0].text.contains("origin: "));
     let v: errtrace::Result<u8> = Err(Error::new(EIO));
     assert_eq!(v.or_log("optional", 9), 9);
@@ -248,11 +279,20 @@ fn instead_of_expect() {
 fn default_class_configurable_at_start_up() {
     let _g = setup();
     let code = errtrace::code::ENOLINK;
-    assert!(matches!(policy::default_for(code), Policy::RateLimited { .. }));
+    assert!(matches!(
+        policy::default_for(code),
+        Policy::RateLimited { .. }
+    ));
     policy::set_code_policy(code, Policy::Quiet);
     assert_eq!(policy::default_for(code), Policy::Quiet);
     let e = err!(ENOLINK, "link down");
     assert!(CAPTURE.take().is_empty());
     e.handled();
-    policy::set_code_policy(code, Policy::RateLimited { burst: 0, interval_ms: 0 });
+    policy::set_code_policy(
+        code,
+        Policy::RateLimited {
+            burst: 0,
+            interval_ms: 0,
+        },
+    );
 }

@@ -29,7 +29,9 @@ fn mixed(o: Option<u32>) -> Option<u32> {
 #[errtrace::trace]
 fn foreign(s: &str) -> errtrace::Result<u32> {
     // `?` on a foreign Result converts (origin here) and records no hop of its own.
-    let v: u32 = s.parse::<u32>().map_err(|_| Error::new(errtrace::code::EINVAL))?;
+    let v: u32 = s
+        .parse::<u32>()
+        .map_err(|_| Error::new(errtrace::code::EINVAL))?;
     Ok(v)
 }
 
@@ -65,7 +67,10 @@ fn every_question_mark_records_its_location() {
     let hops: Vec<_> = ev.hops().collect();
     assert_eq!(hops.len(), 2);
     assert_eq!(hops[0].location.line(), line_containing("let a = leaf()?;"));
-    assert_eq!(hops[1].location.line(), line_containing("let v = two_hops()?;"));
+    assert_eq!(
+        hops[1].location.line(),
+        line_containing("let v = two_hops()?;")
+    );
     // The column is the `?` itself.
     let col = include_str!("test_trace_macro.rs")
         .lines()
@@ -94,7 +99,10 @@ fn closures_are_left_alone() {
     // Only the `?` in the function's own body records a hop; the one in the closure does not.
     let hops: Vec<_> = e.event().unwrap().hops().collect();
     assert_eq!(hops.len(), 1);
-    assert_eq!(hops[0].location.line(), line_containing("let v = inner()?;"));
+    assert_eq!(
+        hops[0].location.line(),
+        line_containing("let v = inner()?;")
+    );
     e.handled();
 }
 
