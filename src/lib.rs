@@ -1,0 +1,1 @@
+//! Runnable examples of errtrace, and the guide's and README's code, tested.
