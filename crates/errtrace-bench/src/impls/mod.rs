@@ -1,0 +1,5 @@
+//! The implementations measured.
+
+pub mod errno;
+pub mod errtrace_impl;
+pub mod peers;
