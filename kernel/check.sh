@@ -9,7 +9,15 @@
 #                                scenario NAME has no line matching REGEX
 #                                (lines matching IGNORE don't count)
 #   expect_rc NAME RC CMD        in scenario NAME, `run CMD ...` exited RC
+#   expect_count NAME REGEX N [WHAT]
+#                                scenario NAME has exactly N lines matching REGEX
+#   expect_block NAME WHAT LINE...
+#                                scenario NAME has these module lines, in this
+#                                order, one after the other (each LINE is the
+#                                exact text after the "errtrace_demo: " prefix)
 # NAME "all" means the whole log. REGEX is an extended regex (grep -E).
+# Source positions are computed from the module's sources with `at`, so the
+# checks follow edits of the demo.
 set -uo pipefail
 
 LOG=${1:?usage: check.sh SERIAL_LOG}
@@ -47,7 +55,49 @@ expect_rc() {
     report $? "[$1] $3 exits $2"
 }
 
+expect_count() {
+    local n
+    n=$(section "$1" | grep -Ec -- "$2")
+    [[ $n == "$3" ]]
+    report $? "[$1] ${4:-/$2/ x $3} (found $n)"
+}
+expect_block() {
+    local name=$1 what=$2; shift 2
+    local -a got want=("$@")
+    mapfile -t got < <(section "$name" | sed -nE "s/${M}//p")
+    local i j ok=1
+    for ((i = 0; i + ${#want[@]} <= ${#got[@]}; i++)); do
+        ok=0
+        for ((j = 0; j < ${#want[@]}; j++)); do
+            [[ ${got[i + j]} == "${want[j]}" ]] || { ok=1; break; }
+        done
+        ((ok == 0)) && break
+    done
+    report $ok "[$name] $what"
+    if ((ok != 0)); then
+        printf '       expected:\n'; printf '         %s\n' "${want[@]}"
+    fi
+}
+
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$HERE/module
+# at FILE TEXT [NEEDLE]: "kernel/module/FILE:LINE:COL" of the one line of FILE
+# containing TEXT; COL is where NEEDLE (default TEXT) starts on it, 1-based.
+at() {
+    local file=$1 text=$2 needle=${3:-$2} hits line col
+    hits=$(grep -nF -- "$text" "$SRC/$file" | cut -d: -f1)
+    if [[ $(wc -w <<<"$hits") != 1 ]]; then
+        echo "check.sh: '$text' is not on exactly one line of $file" >&2
+        echo "kernel/module/$file:?:?"; return
+    fi
+    line=$hits
+    col=$(sed -n "${line}p" "$SRC/$file" | awk -v n="$needle" '{ print index($0, n) }')
+    echo "kernel/module/$file:$line:$col"
+}
+# Without the column.
+line_of() { local p; p=$(at "$@"); echo "${p%:*}"; }
+# A regex matching a literal string.
+re() { sed -e 's/[][\\.^$*+?(){}|/]/\\&/g' <<<"$1"; }
 # Kernel lines ("[    1.234567] ...") and a module's printk prefix.
 K='^\[ *[0-9]+\.[0-9]+\] '
 M="${K}errtrace_demo: "
@@ -63,51 +113,133 @@ hits=$(grep -Ev '[Cc]ommand line:|ERRTRACE-RUN:' "$LOG" | grep -E "$TROUBLE")
 [[ -z $hits ]]; report $? "[all] no BUG/Oops/panic/WARNING lines"
 [[ -z $hits ]] || printf '       %s\n' "$hits" | head -n 10
 
-# ---- before: init returns Err(EINVAL); insmod fails; the kernel says nothing
-expect before 'ERRTRACE-RC: [1-9][0-9]* \(insmod\)' 'insmod fails'
-expect before "can't insert 'errtrace_demo.ko': Invalid argument" 'insmod reports EINVAL'
+# ---- source positions the reports must name
+FP_READ=$(at bus.rs 'fail_point!("bus_read"' 'errtrace::fail_point!')
+FP_WRITE=$(at bus.rs 'fail_point!("bus_write"' 'errtrace::fail_point!')
+HOP_BUS_READ=$(at regs.rs 'let value = self.bus.read(reg)?;' '?')
+HOP_BUS_WRITE=$(at regs.rs 'self.bus.write(reg, value)?;' '?')
+HOP_CHIP_ID=$(at device.rs '.context("reading chip id")?' 'context(')
+HOP_PROBE=$(at demo.rs 'let dev = Device::setup(&BUS)?;' '?')
+HOP_RESET_WRITE=$(at device.rs 'self.regs.write(CTRL, CTRL_RESET)?;' '?')
+HOP_TRIGGER_RESET=$(at trigger.rs '.context("reset requested by the trigger file")?' 'context(')
+ID_ORIGIN=$(at device.rs 'return Err(err!(ENODEV' 'err!')
+BUSY=$(at device.rs 'return Err(err!(EAGAIN' 'err!')
+OVERRUN=$(at device.rs 'return Err(err!(EOVERFLOW' 'err!')
+RANGE=$(at device.rs 'Err(ERANGE)?;' 'Err(')
+HOP_CALIB=$(at device.rs 'let value = self.read_calibration()?;' '?')
+BOGUS=$(at trigger.rs '"trigger: unknown command' 'err!')
+INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 queries, 0 sites matched, 1 fail points set'
+
+# ---- before: the same fault, init returns a bare errno; the kernel says nothing
+expect_rc before 5 insmod
+expect before "can't insert 'errtrace_demo.ko': Input/output error" 'insmod reports EIO'
 # (The first out-of-tree module load prints the taint notice; nothing else.)
 expect_not before "$K" 'no kernel message about the failure' \
     'errtrace_demo: loading out-of-tree module taints kernel\.$'
 
-# ---- load: separate crate + #[track_caller] + proc-macro + C parameter
-DEMO=$HERE/module/demo.rs
-ORIGIN_LINE=$(grep -n 'errtrace::Error::new(-22)' "$DEMO" | cut -d: -f1)
-HOP_LINE=$(grep -n 'map_err(|e| e.hop())' "$DEMO" | cut -d: -f1)
+# ---- load-fail: a fault point named at load time; the boundary's full report
+expect_rc load-fail 5 insmod
+expect load-fail "can't insert 'errtrace_demo.ko': Input/output error" 'insmod reports EIO'
+expect load-fail "${M}$(re "$INSMOD_FAULT")\$" 'ctl= parameter applied at load'
+expect_block load-fail "boundary report: origin $FP_READ (the fault point), 3 hops" \
+    'errtrace_demo init: returning EIO (-5), not reported before:' \
+    '  error EIO (-5): Input/output error' \
+    "    origin: $FP_READ in demo::bus::Bus::read" \
+    "    via:    $HOP_BUS_READ" \
+    "    via:    $HOP_CHIP_ID \"reading chip id\"" \
+    "    via:    $HOP_PROBE"
+expect_count load-fail 'not reported before' 1 'init ran and reported once'
+
+# ---- load-fail-logged: the creator logs; the boundary does not print it again
+expect_rc load-fail-logged 19 insmod
+expect load-fail-logged "can't insert 'errtrace_demo.ko': No such device" 'insmod reports ENODEV'
+expect load-fail-logged "${M}$(re "unexpected chip id 0x42 (expected 0x5a): ENODEV (-19) at $ID_ORIGIN")\$" \
+    "the creator's line, at $ID_ORIGIN"
+expect load-fail-logged "${M}$(re "errtrace_demo init: returning ENODEV (-19), already reported (origin $ID_ORIGIN)")\$" \
+    "the boundary's debug line (file demo.rs +p) names the origin"
+expect_count load-fail-logged 'unexpected chip id' 1 'printed once'
+expect_not load-fail-logged 'not reported before' 'no second report at the boundary'
+
+# ---- load: control query at load makes the quiet retry site print
 expect_rc load 0 insmod
-expect load "${M}loaded \(errtrace stand-in" 'init runs, sink over printk installed'
-expect load "${M}param ctl=\"func layer_\* \+p\"$" 'C string parameter read from Rust'
-expect load "${M}enter demo::layer_a$" 'proc-macro rewrote layer_a'
-expect load "${M}enter demo::layer_b$" 'proc-macro rewrote layer_b'
-expect load "${M}error -22 created at kernel/module/demo.rs:$ORIGIN_LINE \(#1\)$" \
-    "#[track_caller] origin is demo.rs:$ORIGIN_LINE (repository-relative path)"
-expect load "${M}  hop at kernel/module/demo.rs:$HOP_LINE$" "hop at demo.rs:$HOP_LINE"
-expect load "${M}layer_a failed: EINVAL \(errno -22\), origin kernel/module/demo.rs:$ORIGIN_LINE:[0-9]+, seq 1$" \
-    'conversion to kernel::error::Error'
-expect load "${M}layer_a\(1\) = 2$" 'success path'
-expect load "${M}type_name: errtrace::sink::SinkSlot$" 'core::any::type_name'
-expect load "${M}fixed buffer: \"fixed-buffer-tru\"$" 'core::fmt::Write into a fixed buffer'
-expect load "${M}debugfs control file ready$" 'C init called from Rust'
-expect load '^writes: 0$' 'control file read (C read -> Rust)'
-expect load '^created: 1$' 'atomics in the separate crate'
-expect load "^last_site: kernel/module/demo.rs:$ORIGIN_LINE$" 'AtomicPtr<Location> in the separate crate'
+expect load "${M}$(re 'ctl: "func poll_ready +p": 1 queries, 0 sites matched, 0 fail points set')\$" 'ctl= query stands until the site appears'
+expect_count load "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'quiet EAGAIN site prints after +p (2 busy polls)'
+expect load "${M}loaded: chip 0x5a ready\$" 'probe succeeded'
+expect load "^$(re "${BUSY%:*} [demo::device]poll_ready =p code=EAGAIN created=2 logged=2 suppressed=0 policy=quiet")\$" \
+    'control file lists the site (dynamic_debug style)'
 
-# ---- control-write: C write handler -> Rust
-expect_rc control-write 0 sh
-expect control-write "${M}control: query \"module errtrace_demo \+p\"$" 'Rust handled the write'
-expect control-write '^writes: 1$' 'write counted'
-expect control-write '^last: module errtrace_demo \+p$' 'query stored'
+# ---- control-on / control-off / control-flags: the debugfs control file
+expect_count control-on "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'site prints (+p from load)'
+expect control-on "${M}trigger: reset done\$" 'trigger file ran the reset'
+expect control-off "${M}$(re 'control: "func poll_ready -p": 1 queries, 1 sites matched, 0 fail points set')\$" 'control write applied -p'
+expect_not control-off 'chip busy' 'site silenced at runtime'
+expect control-off "${M}trigger: reset done\$" 'reset still ran'
+expect_count control-flags "${M}$(re "[0] poll_ready:$(cut -d: -f2 <<<"$BUSY"): chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 \
+    'flags =pflt: CPU id, function, line prefixes'
+expect control-flags "^$(re "${BUSY%:*} [demo::device]poll_ready =pflt code=EAGAIN created=8 logged=6 suppressed=2 policy=quiet")\$" \
+    'listing shows the flags and counters'
 
-# ---- control-write-error: Rust returns -EINVAL through C to user space
-expect control-write-error "${M}control: rejected query \"fail\"$" 'pr_err from the write handler'
-expect control-write-error 'ERRTRACE-RC: [1-9][0-9]* \(sh\)' 'write fails'
-expect control-write-error 'Invalid argument' 'write fails with EINVAL'
+# ---- control-fail: fault injection while loaded, reported at the trigger's boundary
+expect control-fail "${M}$(re 'control: "fail name=bus_write times=1 code=ETIMEDOUT": 1 queries, 0 sites matched, 1 fail points set')\$" 'fail query applied'
+expect_block control-fail "boundary report: origin $FP_WRITE, code override, 3 hops" \
+    'errtrace_demo trigger: returning ETIMEDOUT (-110), not reported before:' \
+    '  error ETIMEDOUT (-110): Connection timed out' \
+    "    origin: $FP_WRITE in demo::bus::Bus::write" \
+    "    via:    $HOP_BUS_WRITE" \
+    "    via:    $HOP_RESET_WRITE" \
+    "    via:    $HOP_TRIGGER_RESET \"reset requested by the trigger file\""
+expect control-fail 'write error: Connection timed out' 'the errno reaches user space'
+expect_rc control-fail 1 sh
+expect_count control-fail "${M}trigger: reset done\$" 1 'times=1: the next reset works'
+
+# ---- control-error: bad queries are rejected whole, with a position
+expect control-error "${M}$(re 'control: "fiel x +p": line 1, column 1: expected ')'file'.*found 'fiel'\$" 'error names position and expectation'
+expect control-error "${M}control: .*column 21: expected .*found 'fiel'\$" 'second query of a multi-query input'
+expect_count control-error 'write error: Invalid argument' 3 'EINVAL to user space (2 queries, 1 trigger)'
+expect control-error "^$(re "${BUSY%:*} [demo::device]poll_ready =flt code=EAGAIN")" 'nothing of the rejected input applied (still -p)'
+expect control-error "${M}$(re 'trigger: unknown command "bogus" (try reset, sample, storm N, drop): EINVAL (-22) at ')${BOGUS}\$" \
+    "creator's line for a bad trigger command"
+expect_not control-error 'not reported before' 'boundary_errno does not print it again'
+
+# ---- drop: an error dropped unhandled is reported with its origin
+expect_rc drop 0 sh
+expect_block drop "dropped-unhandled warning with origin $RANGE and a hop" \
+    'ERANGE (-34) dropped unhandled:' \
+    '  error ERANGE (-34): Numerical result out of range' \
+    "    origin: $RANGE" \
+    "    via:    $HOP_CALIB"
+
+# ---- recorder: the flight recorder through debugfs
+expect_rc recorder 0 cat
+expect recorder '^# errtrace flight recorder: [0-9]+ events, oldest first' 'header'
+expect recorder "^#[0-9]+ $(re "EAGAIN (-11) cpu 0 released: $BUSY in demo::device::Device::poll_ready")\$" 'quiet errors are recorded'
+expect recorder "^#[0-9]+ $(re "ETIMEDOUT (-110) cpu 0 released: $FP_WRITE in demo::bus::Bus::write")\$" 'injected fault recorded'
+expect recorder "^    via $(re "$HOP_RESET_WRITE")\$" 'with its trail'
+expect recorder "^#[0-9]+ $(re "EINVAL (-22) cpu 0 released: $BOGUS in demo::trigger::run")\$" 'bad trigger command recorded'
+expect recorder "^#[0-9]+ $(re "ERANGE (-34) cpu 0 released: $RANGE")\$" 'dropped error recorded'
+
+# ---- storm: 1000 failures at one site: the burst, then the suppressed count
+expect_count storm "${M}$(re "sample FIFO overrun (status 0x80): EOVERFLOW (-75) at $OVERRUN")\$" 10 'burst of 10 printed'
+expect storm "${M}$(re "${OVERRUN%:*} [demo::device]sample: 990 messages suppressed")\$" '990 messages suppressed'
+expect storm "${M}trigger: storm of 1000 samples, 1000 failed\$" '1000 failures'
+expect storm "^$(re "${OVERRUN%:*} [demo::device]sample =p code=EOVERFLOW created=1000 logged=10 suppressed=990 policy=ratelimit(10/5s)")\$" 'site counters'
+expect_count storm-off 'sample FIFO overrun' 0 '-p at runtime: storm silenced'
+expect storm-off "${M}trigger: storm of 1000 samples, 1000 failed\$" 'it still ran'
+expect storm-off "^$(re "${OVERRUN%:*} [demo::device]sample =_ code=EOVERFLOW created=2000 logged=10 suppressed=1990")" 'and was counted'
 
 # ---- unload
 expect_rc unload 0 rmmod
-expect unload "${M}unloaded$" 'drop ran'
+expect unload "${M}unloaded \([0-9]+ sites, 1 errors dropped unhandled\)\$" 'drop ran'
 expect_rc unload 1 grep
 expect unload 'ERRTRACE-RC: [1-9][0-9]* \(ls\)' 'debugfs directory removed'
+
+# ---- levels: each kind of record at its printk level (dmesg -r)
+expect levels '^<3>\[.*\] errtrace_demo: errtrace_demo init: returning EIO \(-5\), not reported before:$' 'boundary report: KERN_ERR'
+expect levels '^<3>\[.*\] errtrace_demo: unexpected chip id' "creator's line: KERN_ERR"
+expect levels '^<7>\[.*\] errtrace_demo: errtrace_demo init: returning ENODEV .*already reported' 'already reported: KERN_DEBUG'
+expect levels '^<4>\[.*\] errtrace_demo: .*: 990 messages suppressed$' 'suppressed count: KERN_WARNING'
+expect levels '^<4>\[.*\] errtrace_demo: ERANGE \(-34\) dropped unhandled:$' 'dropped unhandled: KERN_WARNING'
+expect levels '^<6>\[.*\] errtrace_demo: loaded: chip' 'module info: KERN_INFO'
 
 # ---- add checks above this line
 echo "$PASS passed, $FAIL failed"

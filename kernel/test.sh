@@ -13,13 +13,14 @@ REPO=$(cd "$HERE/.." && pwd)
 # ---------------------------------------------------------------- settings
 CACHE_ROOT=${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}
 # Source tree of the library crate linked into the module (its lib.rs is the
-# crate root; it is compiled as crate `errtrace`). Real one: $REPO/crates/errtrace/src
-CORE_SRC=${ERRTRACE_CORE_SRC:-$HERE/stand-in/errtrace/src}
-# Extra rustc flags for that crate, e.g. --cfg 'feature="macros"'.
-CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS:-}
+# crate root; it is compiled as crate `errtrace`).
+CORE_SRC=${ERRTRACE_CORE_SRC:-$REPO/crates/errtrace/src}
+# Extra rustc flags for that crate (cargo features are plain --cfg's here). The
+# kernel build has no `std` and no `registry` (linkme); `macros` re-exports
+# #[errtrace::trace] from the proc-macro crate given with --extern.
+CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"--cfg 'feature=\"macros\"'"}
 # Cargo package dir of the proc-macro crate (standalone or workspace member).
-# Real one: $REPO/crates/errtrace-macros
-MACROS_DIR=${ERRTRACE_MACROS_DIR:-$HERE/stand-in/macros}
+MACROS_DIR=${ERRTRACE_MACROS_DIR:-$REPO/crates/errtrace-macros}
 MACROS_PKG=${ERRTRACE_MACROS_PKG:-errtrace-macros}
 MACROS_LIB=${ERRTRACE_MACROS_LIB:-${MACROS_PKG//-/_}}
 # Kbuild module sources (Kbuild + *.rs + *.c), copied to the build dir.
@@ -28,6 +29,8 @@ MODULE_SRC=${ERRTRACE_MODULE_DIR:-$HERE/module}
 SCENARIOS=${ERRTRACE_SCENARIOS:-$HERE/scenarios.sh}
 CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
 JOBS=${ERRTRACE_JOBS:-$(nproc)}
+# Entries in errtrace's site table (errtrace::config::SITES) for the module.
+SITES=${ERRTRACE_SITES:-512}
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
@@ -95,7 +98,7 @@ PACKAGES=(
     "libstd-rust-web-dev=$RUST_WEB_VERSION" "libstd-rust-web-1.85=$RUST_WEB_VERSION"
     clang lld llvm libclang-dev
     qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
-    "$KSRC_PKG" make xz-utils gzip
+    "$KSRC_PKG" make xz-utils gzip libc6-dev
 )
 
 do_apt() {
@@ -232,7 +235,9 @@ do_module() {
     cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
     mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
     echo "    build dir: $mdir"
-    logged "$OUT/module.log" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
+    # errtrace's table sizes are read at compile time (errtrace::config); the
+    # demo has a few dozen sites, so a small site table keeps the .ko small.
+    logged "$OUT/module.log" env ERRTRACE_SITES="$SITES" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
         ERRTRACE_MACROS_SO="$MACROS_SO" ERRTRACE_MACROS_LIB="$MACROS_LIB" \
         ERRTRACE_CORE_RUSTFLAGS="$CORE_RUSTFLAGS" \
         ERRTRACE_CORE_REL="$(repo_rel "$CORE_SRC")" \
@@ -252,9 +257,14 @@ do_module() {
 do_initramfs() {
     local root=$OUT/initramfs
     rm -rf "$root"
-    mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib/modules}
+    mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/modules}
     [[ -x /bin/busybox ]] || die "/bin/busybox missing (package busybox-static)"
     cp /bin/busybox "$root/bin/busybox"
+    # Our insmod (finit_module only), run as /sbin/insmod: busybox's runs a
+    # failing module init twice (it retries with init_module), and busybox sh
+    # prefers its own applets to PATH. See kernel/guest/insmod.c.
+    STEP_LOG=$OUT/insmod.log
+    clang -static -Os -s -Wall -o "$root/sbin/insmod" "$HERE/guest/insmod.c" >"$STEP_LOG" 2>&1
     mknod -m 600 "$root/dev/console" c 5 1
     mknod -m 666 "$root/dev/null" c 1 3
     cp "${KOS[@]}" "$root/lib/modules/"
@@ -262,7 +272,7 @@ do_initramfs() {
     cat >"$root/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
-export PATH=/bin
+export PATH=/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -271,8 +281,8 @@ cd /lib/modules
 echo "ERRTRACE-GUEST: start"
 # scenario NAME: marks the start of a scenario in the serial log.
 scenario() { echo "ERRTRACE-SCENARIO: $*"; }
-# run CMD...: echo the command, run it, echo its exit code.
-run() { echo "ERRTRACE-RUN: $*"; "$@"; echo "ERRTRACE-RC: $? ($1)"; }
+# run CMD...: echo the command, run it, echo its exit code (and the command's basename).
+run() { echo "ERRTRACE-RUN: $*"; "$@"; echo "ERRTRACE-RC: $? (${1##*/})"; }
 . /scenarios.sh
 echo "ERRTRACE-GUEST: done"
 reboot -f

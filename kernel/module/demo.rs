@@ -1,23 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
-//! errtrace demo module, phase 1 of issue 6: proves the linking.
+//! errtrace kernel demo: a small driver for a simulated sensor chip, written the way the
+//! errtrace guide recommends.
 //!
-//! One `.ko` made of this crate, the separately compiled `errtrace` library
-//! crate, a host proc-macro (`#[errtrace_macros::trace]`) and a C object
-//! (`demo_ctl.c`: module parameters and a debugfs file served by the
-//! `extern "C"` functions below). Replaced by the real demo in a later phase.
+//! Layers, bottom up: `bus` (a simulated register bus; fault points `bus_read`, `bus_write`),
+//! `regs` (register access, `#[errtrace::trace]`), `device` (chip setup and operations; the
+//! creators log with `err!`), and here the probe and the module's boundaries:
+//!
+//! - `init` returns through `errtrace::boundary("errtrace_demo init", probe())`: an error that
+//!   nobody reported is printed with its origin and every hop, then handed to the kernel as
+//!   its errno;
+//! - the debugfs files (`demo_ctl.c` has the plumbing and the module parameters):
+//!   `control` (write: errtrace's control language; read: the site listing), `recorder`
+//!   (read: the flight recorder) and `trigger` (write: operations, see `trigger.rs`).
+//!
+//! Module parameters: `ctl="QUERY"` (control queries applied at load, e.g. a fault:
+//! `ctl="fail name=bus_read times=1 code=EIO"`), `chip_id=N` (the simulated chip's id;
+//! anything but 0x5a makes the probe fail with ENODEV), `plain=1` (return the probe's error
+//! as a bare errno without the boundary: what a Rust module prints today).
 
-// The kernel's own C types: kernel::ffi::c_char is u8, unlike core::ffi::c_char (i8 on x86-64).
-use kernel::ffi::{c_char, c_int, c_long};
 use core::fmt::Write;
-use core::sync::atomic::{AtomicU32, Ordering};
-use errtrace::{FixedBuf, Level, Sink, SinkSlot, SliceBuf};
+use kernel::ffi::{c_char, c_int, c_long};
 use kernel::prelude::*;
+
+mod bus;
+mod device;
+mod glue;
+mod regs;
+mod trigger;
+
+use bus::BUS;
+use device::Device;
+use errtrace::ResultExt;
+use glue::{KernelResultExt, SliceWriter};
 
 module! {
     type: ErrtraceDemo,
     name: "errtrace_demo",
     author: "errtrace developers",
-    description: "errtrace kernel demo (phase 1: linking a separate crate, a proc-macro and C)",
+    description: "errtrace kernel demo: a driver whose errors say where they came from",
     license: "GPL",
 }
 
@@ -25,143 +45,73 @@ extern "C" {
     fn errtrace_demo_c_init() -> c_int;
     fn errtrace_demo_c_exit();
     fn errtrace_demo_param_ctl() -> *const c_char;
-    fn errtrace_demo_param_fail() -> c_int;
+    fn errtrace_demo_param_plain() -> c_int;
+    fn errtrace_demo_param_chip_id() -> c_int;
 }
 
-/// errtrace sink over printk.
-struct Printk;
+/// The probe: set the chip up, then create the debugfs files.
+#[errtrace::trace]
+fn probe() -> errtrace::Result<Device> {
+    let dev = Device::setup(&BUS)?;
+    // SAFETY: called once per successful probe; undone in `drop`.
+    kernel::error::to_result(unsafe { errtrace_demo_c_init() })
+        .errtrace()
+        .context("creating the debugfs files")?;
+    Ok(dev)
+}
 
-impl Sink for Printk {
-    fn write(&self, level: Level, args: core::fmt::Arguments<'_>) {
-        match level {
-            Level::Err => pr_err!("{}\n", args),
-            Level::Info => pr_info!("{}\n", args),
+/// Applies the `ctl=` module parameter.
+fn apply_ctl(quiet: bool) -> Result {
+    // SAFETY: demo_ctl.c returns its NUL-terminated parameter buffer, which lives as long as
+    // the module.
+    let ctl = unsafe { CStr::from_char_ptr(errtrace_demo_param_ctl()) };
+    let Ok(ctl) = ctl.to_str() else {
+        pr_err!("ctl: not UTF-8\n");
+        return Err(EINVAL);
+    };
+    if ctl.trim().is_empty() {
+        return Ok(());
+    }
+    match errtrace::control::apply(ctl) {
+        Ok(applied) => {
+            if !quiet {
+                pr_info!("ctl: {:?}: {}\n", ctl, applied);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            pr_err!("ctl: {:?}: {}\n", ctl, e);
+            Err(EINVAL)
         }
     }
 }
 
-static PRINTK: Printk = Printk;
-static PRINTK_SLOT: SinkSlot = SinkSlot(&PRINTK);
-
-/// Number of writes to the control file.
-static WRITES: AtomicU32 = AtomicU32::new(0);
-
-/// The last query written to the control file.
-struct Last(core::cell::UnsafeCell<FixedBuf<256>>);
-// SAFETY: only accessed from the control file callbacks, which demo_ctl.c
-// calls with its mutex held.
-unsafe impl Sync for Last {}
-static LAST: Last = Last(core::cell::UnsafeCell::new(FixedBuf::new()));
-
-#[errtrace_macros::trace]
-fn layer_b(n: u32) -> Result<u32, errtrace::Error> {
-    if n > 2 {
-        return Err(errtrace::Error::new(-22));
-    }
-    Ok(n)
+struct ErrtraceDemo {
+    _dev: Device,
 }
-
-#[errtrace_macros::trace]
-fn layer_a(n: u32) -> Result<u32, errtrace::Error> {
-    // A closure, not `map_err(errtrace::Error::hop)`: through a fn pointer,
-    // #[track_caller] reports a line inside core::ops::function.
-    let v = layer_b(n).map_err(|e| e.hop())?;
-    Ok(v + 1)
-}
-
-fn to_kernel(e: errtrace::Error) -> Error {
-    Error::from_errno(e.code())
-}
-
-/// Handles a write to debugfs `errtrace_demo/control`.
-///
-/// # Safety
-///
-/// `buf` points to `len` readable bytes; called with demo_ctl.c's mutex held.
-#[no_mangle]
-pub unsafe extern "C" fn errtrace_demo_control_write(buf: *const c_char, len: usize) -> c_long {
-    // SAFETY: guaranteed by the caller.
-    let bytes = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
-    let Ok(query) = core::str::from_utf8(bytes) else {
-        return EINVAL.to_errno() as c_long;
-    };
-    let query = query.trim();
-    if query == "fail" {
-        pr_err!("control: rejected query {:?}\n", query);
-        return EINVAL.to_errno() as c_long;
-    }
-    WRITES.fetch_add(1, Ordering::Relaxed);
-    // SAFETY: the mutex held by the caller serializes access to LAST.
-    let last = unsafe { &mut *LAST.0.get() };
-    last.clear();
-    let _ = last.write_str(query);
-    pr_info!("control: query {:?}\n", query);
-    0
-}
-
-/// Fills `buf` with the control file's contents; returns the length.
-///
-/// # Safety
-///
-/// `buf` points to `len` writable bytes; called with demo_ctl.c's mutex held.
-#[no_mangle]
-pub unsafe extern "C" fn errtrace_demo_control_read(buf: *mut c_char, len: usize) -> c_long {
-    // SAFETY: guaranteed by the caller.
-    let out = unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
-    let mut w = SliceBuf::new(out);
-    // SAFETY: the mutex held by the caller serializes access to LAST.
-    let last = unsafe { &*LAST.0.get() };
-    let _ = writeln!(w, "writes: {}", WRITES.load(Ordering::Relaxed));
-    let _ = writeln!(w, "last: {}", last.as_str());
-    let _ = writeln!(w, "created: {}", errtrace::created());
-    if let Some(site) = errtrace::last_site() {
-        let _ = writeln!(w, "last_site: {}:{}", site.file(), site.line());
-    }
-    w.len() as c_long
-}
-
-struct ErrtraceDemo;
 
 impl kernel::Module for ErrtraceDemo {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // SAFETY: plain getter in demo_ctl.c.
-        if unsafe { errtrace_demo_param_fail() } == 1 {
-            // Today's picture: init fails and the kernel prints nothing.
+        glue::install();
+        // SAFETY: plain getters in demo_ctl.c.
+        let (plain, chip_id) =
+            unsafe { (errtrace_demo_param_plain() != 0, errtrace_demo_param_chip_id()) };
+        apply_ctl(plain)?;
+        let Ok(chip_id) = u8::try_from(chip_id) else {
+            pr_err!("chip_id={} is not a byte\n", chip_id);
             return Err(EINVAL);
-        }
-        errtrace::set_sink(&PRINTK_SLOT);
-        pr_info!("loaded ({})\n", errtrace::version());
-        // SAFETY: demo_ctl.c returns its NUL-terminated parameter buffer.
-        let ctl = unsafe { CStr::from_char_ptr(errtrace_demo_param_ctl()) };
-        pr_info!("param ctl=\"{}\"\n", ctl);
+        };
+        BUS.power_on(chip_id);
 
-        // A separate crate, #[track_caller] and a proc-macro-rewritten chain.
-        match layer_a(3) {
-            Ok(v) => pr_err!("layer_a unexpectedly returned {}\n", v),
-            Err(e) => {
-                let k = to_kernel(e);
-                pr_info!(
-                    "layer_a failed: {:?} (errno {}), origin {}:{}:{}, seq {}\n",
-                    k,
-                    e.code(),
-                    e.origin().file(),
-                    e.origin().line(),
-                    e.origin().column(),
-                    e.seq()
-                );
-            }
-        }
-        let ok = layer_a(1).map_err(to_kernel)?;
-        pr_info!("layer_a(1) = {}\n", ok);
-        pr_info!("type_name: {}\n", errtrace::type_name_of(&PRINTK_SLOT));
-        let mut b = FixedBuf::<16>::new();
-        let _ = write!(b, "{}-{}-{}", "fixed", "buffer", "truncates here");
-        pr_info!("fixed buffer: \"{}\"\n", b.as_str());
-
-        // SAFETY: called once, undone in drop.
-        kernel::error::to_result(unsafe { errtrace_demo_c_init() })?;
-        pr_info!("debugfs control file ready\n");
-        Ok(ErrtraceDemo)
+        let dev = if plain {
+            // Today's picture: the probe's error goes back as a bare errno, and the kernel
+            // prints nothing about it.
+            probe().map_err(|e| glue::to_kernel(e.into_code()))?
+        } else {
+            errtrace::boundary("errtrace_demo init", probe()).map_err(glue::to_kernel)?
+        };
+        pr_info!("loaded: chip {:#04x} ready\n", regs::EXPECTED_CHIP_ID);
+        Ok(ErrtraceDemo { _dev: dev })
     }
 }
 
@@ -169,7 +119,131 @@ impl Drop for ErrtraceDemo {
     fn drop(&mut self) {
         // SAFETY: init succeeded, so errtrace_demo_c_init ran.
         unsafe { errtrace_demo_c_exit() };
-        errtrace::clear_sink();
-        pr_info!("unloaded\n");
+        errtrace::policy::flush_suppressed();
+        pr_info!(
+            "unloaded ({} sites, {} errors dropped unhandled)\n",
+            errtrace::site::count(),
+            errtrace::policy::unhandled_drops()
+        );
     }
+}
+
+// ---- debugfs callbacks, called by demo_ctl.c with its mutex held ----
+
+/// # Safety
+///
+/// `buf` points to `len` readable bytes.
+unsafe fn input<'a>(buf: *const c_char, len: usize) -> Option<&'a str> {
+    // SAFETY: guaranteed by the caller.
+    let bytes = unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) };
+    core::str::from_utf8(bytes).ok()
+}
+
+/// # Safety
+///
+/// `buf` points to `len` writable bytes.
+unsafe fn output<'a>(buf: *mut c_char, len: usize) -> SliceWriter<'a> {
+    // SAFETY: guaranteed by the caller.
+    SliceWriter::new(unsafe { core::slice::from_raw_parts_mut(buf.cast::<u8>(), len) })
+}
+
+/// A write to `errtrace_demo/control`: control queries (the same grammar as `ctl=`).
+///
+/// # Safety
+///
+/// `buf` points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn errtrace_demo_control_write(buf: *const c_char, len: usize) -> c_long {
+    // SAFETY: guaranteed by the caller.
+    let Some(text) = (unsafe { input(buf, len) }) else {
+        pr_err!("control: not UTF-8\n");
+        return EINVAL.to_errno() as c_long;
+    };
+    match errtrace::control::apply(text) {
+        Ok(applied) => {
+            pr_info!("control: {:?}: {}\n", text.trim(), applied);
+            0
+        }
+        Err(e) => {
+            pr_err!("control: {:?}: {}\n", text.trim(), e);
+            EINVAL.to_errno() as c_long
+        }
+    }
+}
+
+/// A read of `errtrace_demo/control`: one line per site, dynamic_debug style.
+///
+/// # Safety
+///
+/// `buf` points to `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn errtrace_demo_control_read(buf: *mut c_char, len: usize) -> c_long {
+    // SAFETY: guaranteed by the caller.
+    let mut out = unsafe { output(buf, len) };
+    let _ = errtrace::control::list(&mut out);
+    out.finish() as c_long
+}
+
+/// A read of `errtrace_demo/recorder`: the flight recorder, oldest first; when it does not
+/// all fit, the newest events that fit.
+///
+/// # Safety
+///
+/// `buf` points to `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn errtrace_demo_recorder_read(buf: *mut c_char, len: usize) -> c_long {
+    // SAFETY: guaranteed by the caller.
+    let mut out = unsafe { output(buf, len) };
+    // First pass: the size of each event, newest last.
+    let mut sizes = [(0u32, 0u32); errtrace::config::RECORDER_SLOTS];
+    let mut n = 0usize;
+    errtrace::recorder::for_each(|ev| {
+        let mut c = glue::Counter::default();
+        let _ = errtrace::recorder::write_event(&mut c, ev);
+        if let Some(s) = sizes.get_mut(n) {
+            *s = (ev.seq(), u32::try_from(c.0).unwrap_or(u32::MAX));
+            n += 1;
+        }
+    });
+    // The newest events that fit, with room for the header.
+    let room = out.room().saturating_sub(128);
+    let (mut used, mut first, mut shown) = (0usize, u32::MAX, 0usize);
+    for &(seq, size) in sizes.get(..n).unwrap_or(&[]).iter().rev() {
+        let size = size as usize;
+        if used + size > room {
+            break;
+        }
+        used += size;
+        first = seq;
+        shown += 1;
+    }
+    let _ = writeln!(
+        out,
+        "# errtrace flight recorder: {} events, oldest first ({} older not shown; {} unrecorded)",
+        shown,
+        n - shown,
+        errtrace::recorder::unrecorded()
+    );
+    errtrace::recorder::for_each(|ev| {
+        if ev.seq() >= first {
+            let _ = errtrace::recorder::write_event(&mut out, ev);
+        }
+    });
+    out.finish() as c_long
+}
+
+/// A write to `errtrace_demo/trigger`: a command (see `trigger.rs`), returned through a
+/// boundary.
+///
+/// # Safety
+///
+/// `buf` points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn errtrace_demo_trigger_write(buf: *const c_char, len: usize) -> c_long {
+    // SAFETY: guaranteed by the caller.
+    let result = match unsafe { input(buf, len) } {
+        Some(text) => trigger::run(text.trim()),
+        None => Err(errtrace::err!(EINVAL, "trigger: not UTF-8")),
+    };
+    errtrace::boundary_errno("errtrace_demo trigger", result) as c_long
 }

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+//! The kernel glue: what a module adds to use errtrace (the core itself is kernel-agnostic).
+//!
+//! - [`install`]: a sink over printk, the kernel's monotonic clock, the CPU id;
+//! - conversions between `kernel::error::Error` and errtrace: [`KernelResultExt::errtrace`]
+//!   and [`from_kernel`] (kernel → errtrace, with the origin at the caller), [`to_kernel`]
+//!   (an errtrace code → kernel, after `errtrace::boundary` where errors leave the module);
+//! - [`SliceWriter`]: `core::fmt::Write` into a byte buffer, for debugfs files.
+
+use core::fmt::{self, Write};
+use core::panic::Location;
+use errtrace::code::Code;
+use errtrace::sink::{Level, Record, Sink};
+use kernel::prelude::*;
+
+extern "C" {
+    fn errtrace_demo_cpu_id() -> u32;
+    fn errtrace_demo_printk_debug(text: *const u8, len: usize);
+}
+
+/// Installs the sink, the clock and the CPU-id hook. Call first in `init`.
+pub(crate) fn install() {
+    // Each hook can be set once per load of the module; a second call keeps the first.
+    let _ = errtrace::sink::set_sink(&PRINTK);
+    let _ = errtrace::platform::set_clock(ktime_ns);
+    let _ = errtrace::platform::set_cpu_id(cpu_id);
+}
+
+fn ktime_ns() -> u64 {
+    kernel::time::Ktime::ktime_get().to_ns() as u64
+}
+
+fn cpu_id() -> u32 {
+    // SAFETY: plain C helper around raw_smp_processor_id().
+    unsafe { errtrace_demo_cpu_id() }
+}
+
+/// An errtrace sink over printk: each line of a record with its level (`pr_err!`,
+/// `pr_warn!`, `pr_info!`, and `KERN_DEBUG` through C since `pr_debug!` is compiled out
+/// without `CONFIG_RUST_DEBUG_ASSERTIONS`).
+struct Printk;
+
+static PRINTK: Printk = Printk;
+
+impl Sink for Printk {
+    fn emit(&self, record: &Record<'_>) {
+        let mut out = Lines::new(record.level);
+        let _ = write!(out, "{}", record);
+        out.flush();
+    }
+}
+
+/// Longest line printed at once; a longer one continues on the next line.
+const LINE: usize = 240;
+
+/// Formats into a fixed stack buffer and prints it line by line (no allocation, any context).
+struct Lines {
+    level: Level,
+    buf: [u8; LINE],
+    len: usize,
+}
+
+impl Lines {
+    fn new(level: Level) -> Lines {
+        Lines { level, buf: [0; LINE], len: 0 }
+    }
+
+    fn flush(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        let bytes = self.buf.get(..self.len).unwrap_or(&[]);
+        // Whole characters only are pushed, so this is valid UTF-8.
+        let line = core::str::from_utf8(bytes).unwrap_or("<not UTF-8>");
+        match self.level {
+            Level::Error => pr_err!("{}\n", line),
+            Level::Warning => pr_warn!("{}\n", line),
+            Level::Info => pr_info!("{}\n", line),
+            // SAFETY: `line` is valid for `line.len()` bytes.
+            Level::Debug => unsafe { errtrace_demo_printk_debug(line.as_ptr(), line.len()) },
+        }
+        self.len = 0;
+    }
+}
+
+impl Write for Lines {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        for c in s.chars() {
+            if c == '\n' {
+                self.flush();
+                continue;
+            }
+            let mut tmp = [0u8; 4];
+            let bytes = c.encode_utf8(&mut tmp).as_bytes();
+            if self.len + bytes.len() > LINE {
+                self.flush();
+            }
+            if let Some(dst) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+                dst.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- conversions ----
+
+/// `kernel::error::Error` → `errtrace::Error`, with the origin at the caller.
+#[track_caller]
+pub(crate) fn from_kernel(e: Error) -> errtrace::Error {
+    let code = Code::from_errno(e.to_errno()).unwrap_or(errtrace::code::EINVAL);
+    errtrace::Error::at_location(code, Location::caller())
+}
+
+/// `errtrace::code::Code` → `kernel::error::Error` (the same errno).
+pub(crate) fn to_kernel(code: Code) -> Error {
+    Error::from_errno(code.to_errno())
+}
+
+/// Kernel results into errtrace results.
+pub(crate) trait KernelResultExt<T> {
+    /// The kernel error as an `errtrace::Error` whose origin is this call.
+    #[track_caller]
+    fn errtrace(self) -> errtrace::Result<T>;
+}
+
+impl<T> KernelResultExt<T> for Result<T> {
+    #[track_caller]
+    fn errtrace(self) -> errtrace::Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(from_kernel(e)),
+        }
+    }
+}
+
+// ---- debugfs output ----
+
+/// `core::fmt::Write` into a byte buffer; output past the end is dropped and remembered.
+pub(crate) struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+    truncated: bool,
+}
+
+/// Room kept at the end of a buffer for the truncation marker.
+const MARK: &str = "... (truncated)\n";
+
+impl<'a> SliceWriter<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> SliceWriter<'a> {
+        SliceWriter { buf, len: 0, truncated: false }
+    }
+
+    /// Bytes still free (not counting the marker's room).
+    pub(crate) fn room(&self) -> usize {
+        self.buf.len().saturating_sub(MARK.len()).saturating_sub(self.len)
+    }
+
+    /// Ends the output (with the marker if something was dropped); returns its length.
+    pub(crate) fn finish(mut self) -> usize {
+        if self.truncated {
+            if let Some(dst) = self.buf.get_mut(self.len..self.len + MARK.len()) {
+                dst.copy_from_slice(MARK.as_bytes());
+                self.len += MARK.len();
+            }
+        }
+        self.len
+    }
+}
+
+impl Write for SliceWriter<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.truncated || s.len() > self.room() {
+            self.truncated = true;
+            return Ok(());
+        }
+        if let Some(dst) = self.buf.get_mut(self.len..self.len + s.len()) {
+            dst.copy_from_slice(s.as_bytes());
+            self.len += s.len();
+        }
+        Ok(())
+    }
+}
+
+/// Counts the bytes written.
+#[derive(Default)]
+pub(crate) struct Counter(pub(crate) usize);
+
+impl Write for Counter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 = self.0.saturating_add(s.len());
+        Ok(())
+    }
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Commands written to debugfs `errtrace_demo/trigger`: operations on the chip, to exercise
+//! errtrace at runtime.
+//!
+//! | command | does |
+//! |---|---|
+//! | `reset` | resets the chip (its busy polls are the quiet `poll_ready` site) |
+//! | `sample` | reads one sample |
+//! | `storm N` | makes the chip overrun and reads N samples: N failures at one creator site |
+//! | `drop` | reads the calibration the forgetful way (`if let Ok`), dropping the error |
+//!
+//! The write handler returns through `errtrace::boundary_errno`: an error nobody reported is
+//! printed there with its full report, and user space gets the errno.
+
+use crate::bus::BUS;
+use crate::device::Device;
+use errtrace::{err, ResultExt};
+use kernel::prelude::*;
+
+/// The commands, for the error message.
+const COMMANDS: &str = "reset, sample, storm N, drop";
+
+/// Runs one command.
+pub(crate) fn run(cmd: &str) -> errtrace::Result {
+    let dev = Device::attached(&BUS);
+    let mut words = cmd.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("reset"), None, None) => {
+            dev.reset().context("reset requested by the trigger file")?;
+            pr_info!("trigger: reset done\n");
+        }
+        (Some("sample"), None, None) => {
+            let value = dev.sample().trace()?;
+            pr_info!("trigger: sample {:#06x}\n", value);
+        }
+        (Some("storm"), Some(n), None) => {
+            let Ok(n) = n.parse::<u32>() else {
+                return Err(err!(EINVAL, "trigger: storm count {:?} is not a number", n));
+            };
+            storm(dev, n);
+        }
+        (Some("drop"), None, None) => forgetful(dev),
+        _ => return Err(err!(EINVAL, "trigger: unknown command {:?} (try {})", cmd, COMMANDS)),
+    }
+    Ok(())
+}
+
+/// An error storm: `n` reads of an overrunning chip, each failing at the same creator site.
+/// The site's rate limit (10 per 5 s by default) prints the first ones; the rest are counted
+/// and reported as "N messages suppressed".
+fn storm(dev: Device, n: u32) {
+    BUS.set_overrun(true);
+    let mut failed: u32 = 0;
+    for _ in 0..n {
+        match dev.sample() {
+            Ok(_) => {}
+            Err(e) => {
+                failed = failed.wrapping_add(1);
+                // Logged (or counted) by its creator: dealt with.
+                e.handled();
+            }
+        }
+    }
+    BUS.set_overrun(false);
+    errtrace::policy::flush_suppressed();
+    pr_info!("trigger: storm of {} samples, {} failed\n", n, failed);
+}
+
+/// The forgetful pattern errtrace catches: `if let Ok` with no `else` drops the error. It is
+/// reported as "dropped unhandled", with its origin and trail.
+fn forgetful(dev: Device) {
+    if let Ok(c) = dev.calibration() {
+        pr_info!("trigger: calibration {:#04x}\n", c);
+    }
+}
