@@ -16,6 +16,8 @@ pub struct Runner {
     pub n1: u64,
     /// Iterations of the long run.
     pub n2: u64,
+    /// Also dump per-instruction costs (for `tools/cg_breakdown.py`).
+    pub dump_instr: bool,
 }
 
 /// The total of the collected events in a callgrind output file (its `totals:` line, or
@@ -63,6 +65,11 @@ impl Runner {
             .arg(format!("--callgrind-out-file={}", out.display()))
             .arg("--collect-atstart=no")
             .arg(format!("--toggle-collect={}", case.toggle))
+            .arg(if self.dump_instr {
+                "--dump-instr=yes"
+            } else {
+                "--dump-instr=no"
+            })
             .arg(&self.binary)
             .arg("--child")
             .arg(case.id)

@@ -256,6 +256,7 @@ fn main() -> ExitCode {
         out_dir: out_dir.clone(),
         n1: o.n1,
         n2: o.n2,
+        dump_instr: o.keep.is_some(),
     };
     let measure_started = Instant::now();
     let results: Mutex<BTreeMap<String, output::Measured>> = Mutex::new(BTreeMap::new());
