@@ -94,6 +94,20 @@ at() {
     col=$(sed -n "${line}p" "$SRC/$file" | awk -v n="$needle" '{ print index($0, n) }')
     echo "kernel/module/$file:$line:$col"
 }
+# site FILE MESSAGE: "kernel/module/FILE:LINE:COL" of the `err!(` whose format
+# string contains MESSAGE (on its line or the nearest one above: rustfmt
+# splits long calls), COL being where `err!` starts.
+site() {
+    local file=$1 text=$2 hits
+    hits=$(grep -nF -- "$text" "$SRC/$file" | cut -d: -f1)
+    if [[ $(wc -w <<<"$hits") != 1 ]]; then
+        echo "check.sh: '$text' is not on exactly one line of $file" >&2
+        echo "kernel/module/$file:?:?"; return
+    fi
+    awk -v last="$hits" -v f="kernel/module/$file" '
+        NR <= last && index($0, "err!(") { line = NR; col = index($0, "err!(") }
+        END { if (line) print f ":" line ":" col; else print f ":?:?" }' "$SRC/$file"
+}
 # Without the column.
 line_of() { local p; p=$(at "$@"); echo "${p%:*}"; }
 # A regex matching a literal string.
@@ -122,12 +136,12 @@ HOP_CHIP_ID=$(at device.rs '.context("reading chip id")?' 'context(')
 HOP_PROBE=$(at demo.rs 'let dev = Device::setup(&BUS)?;' '?')
 HOP_RESET_WRITE=$(at device.rs 'self.regs.write(CTRL, CTRL_RESET)?;' '?')
 HOP_TRIGGER_RESET=$(at trigger.rs '.context("reset requested by the trigger file")?' 'context(')
-ID_ORIGIN=$(at device.rs 'return Err(err!(ENODEV' 'err!')
-BUSY=$(at device.rs 'return Err(err!(EAGAIN' 'err!')
-OVERRUN=$(at device.rs 'return Err(err!(EOVERFLOW' 'err!')
+ID_ORIGIN=$(site device.rs '"unexpected chip id')
+BUSY=$(site device.rs '"chip busy')
+OVERRUN=$(site device.rs '"sample FIFO overrun')
 RANGE=$(at device.rs 'Err(ERANGE)?;' 'Err(')
 HOP_CALIB=$(at device.rs 'let value = self.read_calibration()?;' '?')
-BOGUS=$(at trigger.rs '"trigger: unknown command' 'err!')
+BOGUS=$(site trigger.rs '"trigger: unknown command')
 INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 queries, 0 sites matched, 1 fail points set'
 
 # ---- before: the same fault, init returns a bare errno; the kernel says nothing

@@ -94,8 +94,12 @@ impl kernel::Module for ErrtraceDemo {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         glue::install();
         // SAFETY: plain getters in demo_ctl.c.
-        let (plain, chip_id) =
-            unsafe { (errtrace_demo_param_plain() != 0, errtrace_demo_param_chip_id()) };
+        let (plain, chip_id) = unsafe {
+            (
+                errtrace_demo_param_plain() != 0,
+                errtrace_demo_param_chip_id(),
+            )
+        };
         apply_ctl(plain)?;
         let Ok(chip_id) = u8::try_from(chip_id) else {
             pr_err!("chip_id={} is not a byte\n", chip_id);

@@ -27,7 +27,10 @@ impl Device {
         let regs = Regs::new(bus);
         let id = regs.read(CHIP_ID).context("reading chip id")?;
         if id != EXPECTED_CHIP_ID {
-            return Err(err!(ENODEV, "unexpected chip id {:#04x} (expected {:#04x})", id, EXPECTED_CHIP_ID));
+            return Err(err!(
+                ENODEV,
+                "unexpected chip id {id:#04x} (expected {EXPECTED_CHIP_ID:#04x})"
+            ));
         }
         let dev = Device { regs };
         dev.reset().context("resetting the chip")?;
@@ -39,7 +42,9 @@ impl Device {
 
     /// A handle to the chip on `bus`, already set up by [`Device::setup`].
     pub(crate) const fn attached(bus: &'static Bus) -> Device {
-        Device { regs: Regs::new(bus) }
+        Device {
+            regs: Regs::new(bus),
+        }
     }
 
     /// Resets the chip and waits until it is ready.
@@ -67,7 +72,7 @@ impl Device {
     fn poll_ready(&self) -> errtrace::Result {
         let status = self.regs.read(STATUS)?;
         if status & STATUS_BUSY != 0 {
-            return Err(err!(EAGAIN, "chip busy (status {:#04x})", status));
+            return Err(err!(EAGAIN, "chip busy (status {status:#04x})"));
         }
         Ok(())
     }
@@ -77,7 +82,10 @@ impl Device {
     pub(crate) fn sample(&self) -> errtrace::Result<u16> {
         let status = self.regs.read(STATUS)?;
         if status & STATUS_OVERRUN != 0 {
-            return Err(err!(EOVERFLOW, "sample FIFO overrun (status {:#04x})", status));
+            return Err(err!(
+                EOVERFLOW,
+                "sample FIFO overrun (status {status:#04x})"
+            ));
         }
         let value = self.regs.read_sample()?;
         Ok(value)

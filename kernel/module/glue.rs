@@ -62,7 +62,11 @@ struct Lines {
 
 impl Lines {
     fn new(level: Level) -> Lines {
-        Lines { level, buf: [0; LINE], len: 0 }
+        Lines {
+            level,
+            buf: [0; LINE],
+            len: 0,
+        }
     }
 
     fn flush(&mut self) {
@@ -149,12 +153,19 @@ const MARK: &str = "... (truncated)\n";
 
 impl<'a> SliceWriter<'a> {
     pub(crate) fn new(buf: &'a mut [u8]) -> SliceWriter<'a> {
-        SliceWriter { buf, len: 0, truncated: false }
+        SliceWriter {
+            buf,
+            len: 0,
+            truncated: false,
+        }
     }
 
     /// Bytes still free (not counting the marker's room).
     pub(crate) fn room(&self) -> usize {
-        self.buf.len().saturating_sub(MARK.len()).saturating_sub(self.len)
+        self.buf
+            .len()
+            .saturating_sub(MARK.len())
+            .saturating_sub(self.len)
     }
 
     /// Ends the output (with the marker if something was dropped); returns its length.

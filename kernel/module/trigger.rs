@@ -40,7 +40,14 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
             storm(dev, n);
         }
         (Some("drop"), None, None) => forgetful(dev),
-        _ => return Err(err!(EINVAL, "trigger: unknown command {:?} (try {})", cmd, COMMANDS)),
+        _ => {
+            return Err(err!(
+                EINVAL,
+                "trigger: unknown command {:?} (try {})",
+                cmd,
+                COMMANDS
+            ))
+        }
     }
     Ok(())
 }
