@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Draws docs/perf/instructions.svg from docs/perf/results.json (no dependencies).
 
-    cargo run --release -p errtrace-bench -- --json > docs/perf/results.json
+    cargo run --release -p errtrace-bench -- --save docs/perf   # results.json, results.txt
     python3 docs/perf/plot.py [results.json [out.svg]]
+
+It also puts the plot inline into docs/src/performance.md, between the lines
+`<!-- plot:begin ... -->` and `<!-- plot:end -->` (the book only ships files under docs/src).
 
 One panel per scenario (S1 success, S2 error + 10 `?`, S3 + a context per frame, S4 + the
 report), one bar per implementation, instructions per call on a logarithmic axis, heap
@@ -180,10 +183,10 @@ def render(rows):
     height = y + 22
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">'
-        f'<rect width="100%" height="100%" fill="white"/>'
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">\n'
+        f'<rect width="100%" height="100%" fill="white"/>\n'
     )
-    return head + "\n".join(out) + "</svg>\n"
+    return head + "\n".join(out) + "\n</svg>\n"
 
 
 def main(argv):
@@ -195,7 +198,27 @@ def main(argv):
     with open(dst, "w", encoding="utf-8") as f:
         f.write(svg)
     print(f"wrote {dst}")
+    page = os.path.join(HERE, "..", "src", "performance.md")
+    if len(argv) <= 2 and os.path.exists(page):
+        embed(page, svg)
     return 0
+
+
+def embed(page, svg):
+    """Replaces what is between the plot markers of `page` with `svg` (one HTML block)."""
+    with open(page, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    try:
+        begin = next(i for i, l in enumerate(lines) if l.startswith("<!-- plot:begin"))
+        end = next(i for i, l in enumerate(lines) if l.startswith("<!-- plot:end"))
+    except StopIteration:
+        return
+    # An HTML block ends at a blank line: the SVG must have none.
+    body = [l for l in svg.strip().split("\n") if l.strip()]
+    lines[begin + 1 : end] = body
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    print(f"embedded the plot in {os.path.normpath(page)}")
 
 
 if __name__ == "__main__":

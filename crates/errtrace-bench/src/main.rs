@@ -18,8 +18,9 @@
 //! Options: `--json`, `--no-rebuild` (measure this binary as it is), `--jobs N` (parallel
 //! valgrind runs; default: the number of CPUs), `--only TEXT` (cases whose id contains TEXT;
 //! repeatable), `--n1 N`, `--n2 N`, `--keep DIR` (keep the callgrind files, for
-//! `callgrind_annotate`), `--list` (case ids and collected functions), `--asm` (disassemble the
-//! fail-point functions of S7 with `objdump`).
+//! `callgrind_annotate` and `tools/`), `--save DIR` (also write `results.json` and `results.txt`
+//! there, as `docs/perf/` keeps them), `--list` (case ids and collected functions), `--asm`
+//! (disassemble the fail-point functions of S7 with `objdump`).
 
 #[macro_use]
 mod frames;
@@ -54,6 +55,7 @@ struct Options {
     keep: Option<PathBuf>,
     list: bool,
     asm: bool,
+    save: Option<PathBuf>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -67,6 +69,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
         keep: None,
         list: false,
         asm: false,
+        save: None,
     };
     let num = |v: Option<String>, what: &str| -> Result<u64, String> {
         v.ok_or_else(|| format!("{what} needs a value"))?
@@ -83,10 +86,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
             "--n2" => o.n2 = num(args.next(), "--n2")?,
             "--keep" => o.keep = Some(args.next().ok_or("--keep needs a directory")?.into()),
             "--list" => o.list = true,
+            "--save" => o.save = Some(args.next().ok_or("--save needs a directory")?.into()),
             "--asm" => o.asm = true,
             "-h" | "--help" => {
                 return Err("usage: errtrace-bench [--json] [--no-rebuild] [--jobs N] \
-                            [--only TEXT]... [--n1 N] [--n2 N] [--keep DIR] [--list] [--asm]"
+                            [--only TEXT]... [--n1 N] [--n2 N] [--keep DIR] [--save DIR] [--list] [--asm]"
                     .to_string())
             }
             other => return Err(format!("unknown argument {other:?} (try --help)")),
@@ -299,13 +303,22 @@ fn main() -> ExitCode {
     let results = results.into_inner().unwrap_or_default();
     let errors = errors.into_inner().unwrap_or_default();
     let rows = output::rows(&results);
+    let json = output::json(&rows);
+    let table = output::table(&rows, output::reference(&results).as_ref());
     if o.json {
-        println!("{}", output::json(&rows));
+        println!("{json}");
     } else {
-        print!(
-            "{}",
-            output::table(&rows, output::reference(&results).as_ref())
-        );
+        print!("{table}");
+    }
+    if let Some(dir) = &o.save {
+        let write = |name: &str, text: &str| {
+            let path = dir.join(name);
+            if let Err(e) = std::fs::write(&path, text) {
+                eprintln!("errtrace-bench: cannot write {}: {e}", path.display());
+            }
+        };
+        write("results.json", &format!("{json}\n"));
+        write("results.txt", &table);
     }
     eprintln!(
         "errtrace-bench: {} cases x 2 runs (n1={}, n2={}) in {:.1} s ({:.1} s in total with the build)",

@@ -105,6 +105,8 @@ PARTS = [
     ("reported/logged checks (recorder slot)", r"Recorder<_>::(is_reported|mark_reported)"),
     ("site lookup (static index / location hash)", r"errtrace::site::"),
     ("cpu id / clock", r"errtrace::platform::"),
+    ("std clock (Instant::now, elapsed, clock_gettime)", r"sub_timespec|<_>::now$|^\?\?$"),
+    ("err! call site of a logging error (format_args!, the call)", r"errtrace_impl::leaf_(quiet|ratelimited)$"),
     ("policy decision and log bookkeeping", r"errtrace::(policy|__private::log_created)"),
     ("hop bookkeeping (Error::hop_at: first-hop counter, flags)", r"Error::(hop|hop_at)\b|hop_bits|__errtrace_hop|ResultExt"),
     ("error value (site counters, bits)", r"Error::(make|new|__at_site|at_location)"),
