@@ -5,13 +5,14 @@
 //! The attribute rewrites each `expr?` in the function's own body into
 //!
 //! ```text
-//! { let mut r = expr; (&mut r).__errtrace_hop(); r }?
+//! { use errtrace::__private::HopOther as _; errtrace::__private::Hop(expr).__errtrace_hop() }?
 //! ```
 //!
-//! where `__errtrace_hop` is chosen at compile time: for `errtrace::Result` it records a hop at
-//! the `?`'s location (the call carries the `?` token's span, and the method is
-//! `#[track_caller]`); for any other type (`Option`, a foreign `Result`) it does nothing. The
-//! success path costs nothing: the hop is only written on `Err`.
+//! where `__errtrace_hop` is chosen at compile time: for `errtrace::Result` an inherent method
+//! (which Rust picks before any trait method) records a hop at the `?`'s location (the call
+//! carries the `?` token's span, and the method is `#[track_caller]`); for any other type
+//! (`Option`, a foreign `Result`) the `HopOther` trait hands the value back. The success path
+//! only tests the result; the hop is written out of line, on `Err`.
 //!
 //! Not rewritten: `?` inside nested closures, `async` blocks and nested items (they return
 //! elsewhere), and inside macro invocations (their tokens are opaque to the attribute).
@@ -90,13 +91,9 @@ impl VisitMut for Rewriter {
                 let q = &t.question_token;
                 let new: Expr = syn::parse_quote_spanned! {span=>
                     {
-                        let mut __errtrace_r = #inner;
-                        {
-                            #[allow(unused_imports)]
-                            use ::errtrace::__private::{HopErrtrace as _, HopOther as _};
-                            (&mut __errtrace_r).__errtrace_hop();
-                        }
-                        __errtrace_r
+                        #[allow(unused_imports)]
+                        use ::errtrace::__private::HopOther as _;
+                        ::errtrace::__private::Hop(#inner).__errtrace_hop()
                     } #q
                 };
                 *expr = new;

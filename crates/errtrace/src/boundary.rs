@@ -14,8 +14,8 @@ use core::sync::atomic::Ordering;
 /// report (origin and trail) at error level; then the error is consumed and its code handed back.
 ///
 /// - An error that was already reported (logged by its creator or by `.log()`, or held back by
-///   its policy) is not printed again; with `+p` on this boundary's site, a debug line says
-///   "already reported".
+///   its policy) is not printed again; with `+p` on this boundary's site, a debug-level line says
+///   "already reported", and with `+s` that line carries the full report (origin and trail).
 /// - Codes whose policy is quiet (`EAGAIN`, `EPROBE_DEFER`, … by default) are not printed, but
 ///   counted at this site, like the kernel's probe path.
 /// - The boundary's own site (its caller's location) is rate-limited like any site.
@@ -65,20 +65,20 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     let code = e.code();
     let site = SiteRef::get(SITES.intern_location(loc));
     if let Some(s) = site {
+        s.set_kind(crate::site::SiteKind::Boundary);
         s.state()
             .last_code
             .store(u32::from(code.get()), Ordering::Relaxed);
     }
     if e.is_logged() {
-        let debug_on =
-            site.is_some_and(|s| s.state().flags.load(Ordering::Relaxed) & flags::PRINT_ON != 0);
-        if debug_on {
+        let f = site.map_or(0, |s| s.state().flags.load(Ordering::Relaxed));
+        if f & (flags::PRINT_ON | flags::TRAIL) != 0 {
             sink::emit(&Record {
                 level: Level::Debug,
                 kind: RecordKind::AlreadyReported,
                 code,
                 at: crate::site::Origin::from_location(loc),
-                flags: 0,
+                flags: f,
                 error: Some(&e),
                 message: None,
                 suppressed: 0,

@@ -95,10 +95,16 @@ pub struct Applied {
 
 impl fmt::Display for Applied {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
         write!(
             f,
-            "{} queries, {} sites matched, {} fail points set",
-            self.queries, self.matched, self.fail_points
+            "{} quer{}, {} site{} matched, {} fail point{} set",
+            self.queries,
+            if self.queries == 1 { "y" } else { "ies" },
+            self.matched,
+            s(self.matched),
+            self.fail_points,
+            s(self.fail_points)
         )
     }
 }

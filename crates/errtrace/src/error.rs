@@ -16,8 +16,6 @@ const CODE_MASK: u64 = 0xFFF;
 const LOGGED: u64 = 1 << 12;
 /// The recorder had no free slot: `seq` is meaningless.
 const UNRECORDED: u64 = 1 << 13;
-/// The error has taken at least one recorded hop (counted once in its site's `propagated`).
-const HOPPED: u64 = 1 << 14;
 const SITE_SHIFT: u32 = 16;
 const SEQ_SHIFT: u32 = 32;
 
@@ -296,6 +294,15 @@ impl Error {
         self.hop_at(Location::caller(), None)
     }
 
+    /// `hop_at(location, None)` out of line, for `#[trace]`: the error travels by value in a
+    /// register, so the caller's success path neither spills the result nor keeps the hop's
+    /// bookkeeping in registers.
+    #[inline(always)]
+    pub(crate) fn hopped_out_of_line(self, location: &'static Location<'static>) -> Error {
+        let this = ManuallyDrop::new(self);
+        Error(hop_bits(this.0, location))
+    }
+
     /// Records a hop at `location` with an optional static message.
     #[inline]
     pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
@@ -304,10 +311,10 @@ impl Error {
             return;
         }
         let seq = (bits >> SEQ_SHIFT) as u32;
-        let n = RECORDER.hop(seq, location, message);
+        let n = RECORDER.hop_owned(seq, location, message);
         crate::probe::hop(self.code(), self.site_index(), seq, location);
-        if n == 1 && bits & HOPPED == 0 {
-            self.set_bits(HOPPED);
+        // The first hop of this error (the count saturates, never wraps back to 1).
+        if n == 1 {
             if let Some(e) = SITES.entry(self.site_index()) {
                 e.state
                     .propagated
@@ -416,7 +423,7 @@ impl Error {
     fn release(&self) {
         let bits = self.0.get();
         if bits & UNRECORDED == 0 {
-            RECORDER.release((bits >> SEQ_SHIFT) as u32);
+            RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
         }
     }
 
@@ -425,6 +432,14 @@ impl Error {
     pub fn __bits(&self) -> u64 {
         self.0.get()
     }
+}
+
+#[cold]
+#[inline(never)]
+fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU64 {
+    let mut e = ManuallyDrop::new(Error(bits));
+    e.hop_at(location, None);
+    e.0
 }
 
 impl Drop for Error {

@@ -27,6 +27,8 @@
 //! query, since naming a point is asking for it to fail); then `times` is decremented unless it is
 //! -1 (unlimited; default 1). The injected error is an ordinary error with its origin at the fail
 //! point and the query's `code` (default: the point's own), so the whole reporting path runs.
+//! Each injection prints one warning line at the fail point (`fault injected at NAME: …`), like
+//! the kernel's fault injection; the error itself is not marked as reported.
 //!
 //! The random source is a xorshift generator, deterministic for a given [`set_seed`].
 //!
@@ -85,7 +87,19 @@ impl FailPoint {
         }
         let slot = find_config(self.name)?;
         let code = slot.decide()?.unwrap_or(self.code);
-        Some(Error::__at_site(self.site, code))
+        let e = Error::__at_site(self.site, code);
+        crate::sink::emit(&crate::sink::Record {
+            level: crate::sink::Level::Warning,
+            kind: crate::sink::RecordKind::Injected,
+            code,
+            at: crate::site::Origin::from_site(self.site),
+            flags: 0,
+            error: Some(&e),
+            message: None,
+            suppressed: 0,
+            boundary: None,
+        });
+        Some(e)
     }
 
     /// The point's name.

@@ -72,6 +72,7 @@
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes ([`probe`]) |
 #![no_std]
+#![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(missing_docs)]
 #![deny(
     clippy::unwrap_used,
@@ -92,29 +93,44 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+// Under `--cfg loom` only the lock-free core is built (the recorder, the site table, the rate
+// limiter), with loom's atomics, for the model-checking tests in `tests/loom.rs`.
+#[cfg(not(loom))]
 mod boundary;
 pub mod code;
 pub mod config;
+#[cfg(not(loom))]
 pub mod control;
+#[cfg(not(loom))]
 mod error;
+#[cfg(not(loom))]
 pub mod fault;
+#[cfg(not(loom))]
 mod interop;
 mod macros;
 pub mod platform;
 pub mod policy;
+#[cfg(not(loom))]
 pub mod probe;
 mod raw;
 pub mod recorder;
+#[cfg(not(loom))]
 mod report;
+#[cfg(not(loom))]
 pub mod sink;
 pub mod site;
 mod sync;
+#[cfg(not(loom))]
 mod trail;
 
+#[cfg(not(loom))]
 pub use boundary::{boundary, boundary_errno};
+#[cfg(not(loom))]
 pub use error::{Error, Result};
+#[cfg(not(loom))]
 pub use report::Report;
-pub use trail::ResultExt;
+#[cfg(not(loom))]
+pub use trail::{IntoErrtrace, ResultExt};
 
 /// Rewrites every `?` in a function's body so that each records a hop at its location (zero
 /// cost on the success path). Only the function's own body: `?` inside nested closures,
@@ -123,8 +139,42 @@ pub use trail::ResultExt;
 pub use errtrace_macros::trace;
 
 #[doc(hidden)]
+#[cfg(not(loom))]
 pub mod __private {
-    pub use crate::trail::hop::{HopErrtrace, HopOther};
+    use core::panic::Location;
+
+    /// Wraps the operand of a `#[trace]` `?`. For an `errtrace::Result` the inherent
+    /// `__errtrace_hop` (chosen before any trait method) records the hop; for every other type
+    /// [`HopOther`] hands the operand back untouched.
+    pub struct Hop<X>(pub X);
+
+    impl<T> Hop<crate::Result<T>> {
+        /// Records the hop if `Err`, out of line (the success path only tests the result).
+        #[track_caller]
+        #[inline(always)]
+        pub fn __errtrace_hop(self) -> crate::Result<T> {
+            match self.0 {
+                Ok(v) => Ok(v),
+                Err(e) => Err(e.hopped_out_of_line(Location::caller())),
+            }
+        }
+    }
+
+    /// The fallback for operands that are not `errtrace::Result`s (`Option`, foreign results).
+    pub trait HopOther {
+        /// The operand.
+        type Out;
+        /// Gives the operand back.
+        fn __errtrace_hop(self) -> Self::Out;
+    }
+
+    impl<X> HopOther for Hop<X> {
+        type Out = X;
+        #[inline(always)]
+        fn __errtrace_hop(self) -> X {
+            self.0
+        }
+    }
 
     #[cfg(feature = "registry")]
     pub use linkme;

@@ -21,6 +21,7 @@
 //! let _ = errtrace::platform::set_clock(fake_clock);
 //! ```
 
+#[cfg(not(loom))]
 use crate::raw::SetOnce;
 
 /// A monotonic clock in nanoseconds.

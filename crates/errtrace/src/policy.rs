@@ -23,7 +23,7 @@
 //!
 //! Each site has its own state, like the kernel's `DEFINE_RATELIMIT_STATE` per call site. A window
 //! opens at the first message; up to `burst` messages print in it; the rest are counted. The first
-//! message after the window closes first prints "<site>: N messages suppressed" (or call
+//! message after the window closes first prints "`<site>`: N messages suppressed" (or call
 //! [`flush_suppressed`] to print pending counts now). `interval` 0 never limits; `burst` 0
 //! suppresses everything.
 //!
@@ -41,7 +41,9 @@
 
 use crate::code::{Code, MAX_ERRNO};
 use crate::site::{RateState, SourcePolicy};
-use crate::sync::{AtomicU32, AtomicU8, Ordering};
+use crate::sync::Ordering;
+#[cfg(not(loom))]
+use crate::sync::{AtomicU32, AtomicU8};
 
 /// How often a site's messages print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,11 +293,42 @@ pub(crate) fn from_source(p: SourcePolicy) -> Option<Policy> {
 
 /// What a rate limiter said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Verdict {
+#[doc(hidden)]
+pub struct Verdict {
     /// Print this message.
-    pub(crate) emit: bool,
+    pub emit: bool,
     /// A window closed with this many suppressed messages: report them first.
-    pub(crate) closed_missed: u32,
+    pub closed_missed: u32,
+}
+
+/// A standalone rate-limit state, for model-checking tests of [`ratelimit`]'s concurrency.
+#[doc(hidden)]
+pub struct RateLimiter(RateState);
+
+#[cfg(not(loom))]
+impl Default for RateLimiter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RateLimiter {
+    crate::sync::loom_const_fn! {
+        /// A fresh state.
+        pub fn new() -> RateLimiter {
+            RateLimiter(RateState::new())
+        }
+    }
+
+    /// One message: the verdict of the kernel's `___ratelimit`.
+    pub fn check(&self, burst: u32, interval_ms: u32, now_ms: Option<u32>) -> Verdict {
+        ratelimit(&self.0, burst, interval_ms, now_ms)
+    }
+
+    /// Messages held back in the current window.
+    pub fn missed(&self) -> u32 {
+        self.0.missed.load(Ordering::Acquire)
+    }
 }
 
 /// The kernel's `___ratelimit`, lock-free.
@@ -329,7 +362,7 @@ pub(crate) fn ratelimit(
                 let _ = rs
                     .start_ms
                     .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire);
-            } else if now.wrapping_sub(start) >= interval_ms
+            } else if window_over(now, start, interval_ms)
                 && rs
                     .start_ms
                     .compare_exchange(start, now, Ordering::AcqRel, Ordering::Acquire)
@@ -369,6 +402,15 @@ pub(crate) fn ratelimit(
     }
 }
 
+/// Whether a window that opened at `start` is over at `now` (both in wrapping milliseconds).
+///
+/// A thread that read the clock before another thread opened a newer window sees `now` behind
+/// `start`: that is inside the new window, not 49 days later (found by the loom model).
+fn window_over(now: u32, start: u32, interval_ms: u32) -> bool {
+    let elapsed = now.wrapping_sub(start);
+    (elapsed as i32) >= 0 && elapsed >= interval_ms
+}
+
 /// `Once`: true for the first caller only.
 pub(crate) fn once(rs: &RateState) -> bool {
     rs.printed
@@ -389,6 +431,13 @@ mod decide {
 
     /// The effective policy at a site for `code`.
     pub fn effective(site: Option<SiteRef>, code: Code) -> Policy {
+        effective_with(site, code, None)
+    }
+
+    /// [`effective`] with the site's source policy when the caller has it at hand (a static
+    /// site), which saves finding the static site again through the table.
+    #[inline]
+    fn effective_with(site: Option<SiteRef>, code: Code, source: Option<SourcePolicy>) -> Policy {
         if let Some(s) = site {
             let st = s.state();
             let w = st.policy.load(Ordering::Relaxed);
@@ -397,7 +446,7 @@ mod decide {
                     return p;
                 }
             }
-            if let Some(p) = from_source(s.source_policy()) {
+            if let Some(p) = from_source(source.unwrap_or_else(|| s.source_policy())) {
                 return p;
             }
         }
@@ -414,6 +463,11 @@ mod decide {
 
     /// Decides whether a message at `site` for `code` prints, updating the counters.
     pub(crate) fn decide(site: Option<SiteRef>, code: Code) -> Decision {
+        decide_with(site, code, None)
+    }
+
+    #[inline]
+    fn decide_with(site: Option<SiteRef>, code: Code, source: Option<SourcePolicy>) -> Decision {
         let Some(s) = site else {
             return fallback_decision();
         };
@@ -422,7 +476,7 @@ mod decide {
         let d = if f & flags::PRINT_OFF != 0 {
             Decision::Suppress { closed_missed: 0 }
         } else {
-            match effective(Some(s), code) {
+            match effective_with(Some(s), code, source) {
                 Policy::Always => Decision::Emit { closed_missed: 0 },
                 Policy::Once => {
                     if once(&st.log_rate) {
@@ -519,6 +573,19 @@ mod decide {
         }
         let decision = decide(site, code);
         e.mark_logged();
+        emit_decided(e, site, kind, message, decision);
+    }
+
+    /// The part of a log decision that writes: a closed window's count, then the message.
+    #[inline(never)]
+    fn emit_decided(
+        e: &Error,
+        site: Option<SiteRef>,
+        kind: RecordKind,
+        message: Option<&dyn crate::sink::ErrorMessage>,
+        decision: Decision,
+    ) {
+        let code = e.code();
         let (emit, missed) = match decision {
             Decision::Emit { closed_missed } => (true, closed_missed),
             Decision::Suppress { closed_missed } => (false, closed_missed),
@@ -530,10 +597,15 @@ mod decide {
                 None => e.origin(),
             };
             let f = site.map_or(0, |s| s.state().flags.load(Ordering::Relaxed));
-            let e: &Error = e;
+            // A debug site enabled with `+p` prints at debug level, like `pr_debug`.
+            let level = if effective(site, code) == Policy::Debug {
+                Level::Debug
+            } else {
+                Level::Error
+            };
             match message {
                 Some(m) => sink::emit(&Record {
-                    level: Level::Error,
+                    level,
                     kind,
                     code,
                     at,
@@ -544,7 +616,7 @@ mod decide {
                     boundary: None,
                 }),
                 None => sink::emit(&Record {
-                    level: Level::Error,
+                    level,
                     kind,
                     code,
                     at,
@@ -600,15 +672,23 @@ mod decide {
         matches!(fallback_decision(), Decision::Emit { .. })
     }
 
-    /// Used by `err!` with a message.
+    /// Used by `err!` with a message. The error was made just now at `site`: nobody can have
+    /// logged it, and making it stored its code in the site's `last_code`, so the decision is
+    /// taken directly; only a message that prints (or a closed window's count) leaves this path.
+    #[inline]
     pub(crate) fn log_created(
         e: &mut Error,
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
         let s = SiteRef::get(site.index());
+        let decision = decide_with(s, e.code(), Some(site.policy));
+        e.mark_logged();
+        if let Decision::Suppress { closed_missed: 0 } = decision {
+            return;
+        }
         let m = crate::sink::ArgsMessage(args);
-        log_at(e, s, RecordKind::Created, Some(&m));
+        emit_decided(e, s, RecordKind::Created, Some(&m), decision);
     }
 
     static UNHANDLED: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
@@ -671,6 +751,10 @@ mod decide {
             for rs in [&st.log_rate, &st.drop_rate] {
                 let missed = rs.missed.swap(0, Ordering::AcqRel);
                 if missed > 0 {
+                    // Close the window: the next message opens a new one.
+                    rs.start_ms.store(0, Ordering::Release);
+                    rs.events.store(0, Ordering::Release);
+                    rs.printed.store(0, Ordering::Release);
                     let code = s.last_code().unwrap_or(crate::code::EIO);
                     report_missed(Some(s), code, missed);
                 }

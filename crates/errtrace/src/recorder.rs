@@ -330,6 +330,38 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
         count + 1
     }
 
+    /// [`hop`](Self::hop) on behalf of the error that owns `seq`, without the owner check: a
+    /// live slot is written only by its owner and `claim` never takes a live slot, so the check
+    /// cannot fail for the one `Error` that holds `seq`.
+    #[inline]
+    pub(crate) fn hop_owned(
+        &self,
+        seq: u32,
+        location: &'static Location<'static>,
+        message: Option<&'static str>,
+    ) -> u32 {
+        let Some(slot) = self.slot(seq) else { return 0 };
+        let st = slot.state.load(Ordering::Relaxed);
+        let count = st & COUNT;
+        if let Some(cell) = self.slots_hop(slot, count) {
+            cell.loc.store(Some(location), Ordering::Relaxed);
+            cell.msg.store(message);
+        }
+        if count < COUNT {
+            slot.state.store(st + 1, Ordering::Release);
+        }
+        count + 1
+    }
+
+    /// [`release`](Self::release) on behalf of the owning error (see
+    /// [`hop_owned`](Self::hop_owned) for why no check is needed).
+    #[inline]
+    pub(crate) fn release_owned(&self, seq: u32) {
+        let Some(slot) = self.slot(seq) else { return };
+        let st = slot.state.load(Ordering::Relaxed);
+        slot.state.store(st & !LIVE, Ordering::Release);
+    }
+
     #[inline]
     fn slots_hop<'a>(&self, slot: &'a Slot<H>, count: u32) -> Option<&'a HopCell> {
         slot.hops.get(count as usize)

@@ -238,6 +238,20 @@ impl fmt::Display for Record<'_> {
                     code,
                     code.to_errno(),
                     self.error.map_or(self.at, |e| e.origin())
+                )?;
+                if self.flags & flags::TRAIL != 0 {
+                    self.full(f)?;
+                }
+                Ok(())
+            }
+            RecordKind::Injected => {
+                write!(
+                    f,
+                    "fault injected at {}: {:?} ({}) at {}",
+                    self.at.format.unwrap_or("?"),
+                    code,
+                    code.to_errno(),
+                    self.at
                 )
             }
             RecordKind::Unhandled => {

@@ -7,8 +7,8 @@
 //!
 //! With the `std` feature and no sink set, records go to standard error ([`StderrSink`]). In
 //! `no_std` with no sink set nothing prints, but the recorder still records and the counters still
-//! count. Adapters: [`LogSink`] (feature `log`), [`TracingSink`] (feature `tracing`),
-//! [`DefmtSink`] (feature `defmt`), and [`Capture`] for tests (feature `std`).
+//! count. Adapters: `LogSink` (feature `log`), `TracingSink` (feature `tracing`),
+//! `DefmtSink` (feature `defmt`), and `Capture` for tests (feature `std`).
 //!
 //! # Examples
 //!
@@ -78,6 +78,10 @@ pub enum RecordKind {
     Suppressed,
     /// Something that "should not fail" failed (the replacement for `.expect()`): full report.
     Unexpected,
+    /// A fail point injected a fault (one line at the fail point, like the kernel's
+    /// `FAULT_INJECTION: forcing a failure`). The injected error itself is not marked as
+    /// reported: it goes on to be handled, logged or reported like any other.
+    Injected,
 }
 
 /// One log record.

@@ -12,7 +12,7 @@
 //! The table never shrinks and never allocates. Its capacity is
 //! [`config::SITES`](crate::config::SITES); when it is full, new origins are still reported
 //! correctly (the flight recorder keeps the location itself for as long as the error lives) and
-//! [`overflowed`] counts them.
+//! [`overflowed()`] counts them.
 //!
 //! # Examples
 //!
@@ -26,6 +26,7 @@
 //! e.handled();
 //! ```
 
+#[cfg(not(loom))]
 use crate::code::Code;
 use crate::raw::AtomicRef;
 use crate::sync::{loom_const_fn, AtomicU32, Ordering};
@@ -248,6 +249,8 @@ pub(crate) struct SiteState {
     pub(crate) interval_ms: AtomicU32,
     /// The last code seen here, for listing and `code` matching.
     pub(crate) last_code: AtomicU32,
+    /// For location sites: what uses them (0 error, 1 log, 2 boundary).
+    pub(crate) kind_hint: AtomicU32,
     pub(crate) log_rate: RateState,
     pub(crate) drop_rate: RateState,
 }
@@ -265,6 +268,7 @@ impl SiteState {
                 policy: AtomicU32::new(0),
                 interval_ms: AtomicU32::new(0),
                 last_code: AtomicU32::new(0),
+                kind_hint: AtomicU32::new(0),
                 log_rate: RateState::new(),
                 drop_rate: RateState::new(),
             }
@@ -340,8 +344,9 @@ pub struct SiteTable<const N: usize> {
     entries: [Entry; N],
     used: AtomicU32,
     overflow: AtomicU32,
-    /// The process-wide table: new entries get the standing control queries.
-    global: bool,
+    /// A private table (not the process-wide one, whose new entries get the standing control
+    /// queries). `false` for the global table so that it is all zeros and lives in `.bss`.
+    local: bool,
 }
 
 fn same_location(a: &Location<'_>, b: &Location<'_>) -> bool {
@@ -364,13 +369,14 @@ impl<const N: usize> SiteTable<N> {
             entries: [const { Entry::new() }; N],
             used: AtomicU32::new(0),
             overflow: AtomicU32::new(0),
-            global: false,
+            local: true,
         }
     }
 
+    #[cfg(not(loom))]
     const fn new_global() -> Self {
         let mut t = Self::new();
-        t.global = true;
+        t.local = false;
         t
     }
 
@@ -381,7 +387,7 @@ impl<const N: usize> SiteTable<N> {
             entries: core::array::from_fn(|_| Entry::new()),
             used: AtomicU32::new(0),
             overflow: AtomicU32::new(0),
-            global: false,
+            local: true,
         }
     }
 
@@ -465,7 +471,7 @@ impl<const N: usize> SiteTable<N> {
     #[cold]
     fn appeared(&self, index: u32) {
         #[cfg(not(loom))]
-        if self.global {
+        if !self.local {
             crate::control::on_new_site(index);
         }
         #[cfg(loom)]
@@ -576,8 +582,21 @@ impl SiteRef {
     pub fn kind(&self) -> SiteKind {
         match self.entry.static_site() {
             Some(s) => s.kind,
-            None => SiteKind::Error,
+            None => match self.entry.state.kind_hint.load(Ordering::Relaxed) {
+                1 => SiteKind::Log,
+                2 => SiteKind::Boundary,
+                _ => SiteKind::Error,
+            },
         }
+    }
+
+    pub(crate) fn set_kind(&self, kind: SiteKind) {
+        let hint = match kind {
+            SiteKind::Log => 1,
+            SiteKind::Boundary => 2,
+            _ => 0,
+        };
+        self.entry.state.kind_hint.store(hint, Ordering::Relaxed);
     }
 
     /// Its counters.

@@ -199,6 +199,9 @@ fn log_here(mut e: Error, loc: &'static Location<'static>, message: &dyn ErrorMe
         return e;
     }
     let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
+    if let Some(s) = site {
+        s.set_kind(crate::site::SiteKind::Log);
+    }
     crate::policy::log_at(&mut e, site, RecordKind::Logged, Some(message));
     e
 }
@@ -206,41 +209,44 @@ fn log_here(mut e: Error, loc: &'static Location<'static>, message: &dyn ErrorMe
 #[inline(never)]
 fn unexpected(mut e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
     let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
+    if let Some(s) = site {
+        s.set_kind(crate::site::SiteKind::Log);
+    }
     crate::policy::unexpected_at(&mut e, site, loc, why);
     e
 }
 
-/// Used by `#[errtrace::trace]`: records a hop for `errtrace::Result` values and does nothing for
-/// any other type (`Option`, foreign `Result`s), chosen at compile time by autoref.
-#[doc(hidden)]
-pub mod hop {
-    use super::*;
+/// Converts a foreign `Result` into an `errtrace::Result`, recording the caller as the origin.
+///
+/// `result.map_err(Error::from)` would record a location inside `core` (a function pointer
+/// loses `#[track_caller]`); `?` and this method record the right place.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::IntoErrtrace;
+/// let r: Result<u8, core::num::TryFromIntError> = u8::try_from(300u32);
+/// let e = r.into_errtrace().unwrap_err();
+/// assert_eq!(e.code(), errtrace::code::EINVAL);
+/// assert_eq!(e.origin().line, line!() - 2);
+/// e.handled();
+/// ```
+pub trait IntoErrtrace<T> {
+    /// The conversion, with the origin at the caller.
+    #[track_caller]
+    fn into_errtrace(self) -> Result<T>;
+}
 
-    /// Picked for `&mut errtrace::Result<T>`.
-    pub trait HopErrtrace {
-        /// Records the hop if `Err`.
-        #[track_caller]
-        fn __errtrace_hop(&mut self);
-    }
-
-    impl<T> HopErrtrace for Result<T> {
-        #[track_caller]
-        #[inline(always)]
-        fn __errtrace_hop(&mut self) {
-            if let Err(e) = self {
-                e.hop_at(Location::caller(), None);
-            }
+impl<T, E> IntoErrtrace<T> for core::result::Result<T, E>
+where
+    Error: From<E>,
+{
+    #[track_caller]
+    #[inline]
+    fn into_errtrace(self) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(Error::from(e)),
         }
-    }
-
-    /// Picked for everything else.
-    pub trait HopOther {
-        /// Does nothing.
-        fn __errtrace_hop(&mut self);
-    }
-
-    impl<X> HopOther for &mut X {
-        #[inline(always)]
-        fn __errtrace_hop(&mut self) {}
     }
 }

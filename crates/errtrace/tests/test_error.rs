@@ -3,6 +3,14 @@
 use errtrace::code::{self, Code, EINVAL, EIO, ENOMEM};
 use errtrace::{err, Error, ResultExt};
 use std::mem::size_of;
+use std::sync::Mutex;
+
+/// Tests that fill the flight recorder run one at a time (the recorder is process-wide).
+static RING: Mutex<()> = Mutex::new(());
+
+fn ring() -> std::sync::MutexGuard<'static, ()> {
+    RING.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 #[test]
 fn sizes() {
@@ -172,6 +180,7 @@ fn report_format() {
 
 #[test]
 fn origin_survives_many_newer_errors() {
+    let _g = ring();
     let e = leaf().unwrap_err();
     let line = e.origin().line;
     for _ in 0..(errtrace::config::RECORDER_SLOTS * 3) {
@@ -185,6 +194,7 @@ fn origin_survives_many_newer_errors() {
 
 #[test]
 fn released_events_are_overwritten_and_reported_as_such() {
+    let _g = ring();
     let e = Error::new(EIO);
     let seq = e.seq().unwrap();
     e.handled();
@@ -202,6 +212,7 @@ fn released_events_are_overwritten_and_reported_as_such() {
 
 #[test]
 fn recorder_full_of_live_errors_marks_unrecorded() {
+    let _g = ring();
     // Hold more live errors than there are slots: the extra ones are unrecorded, and say so.
     let held: Vec<Error> = (0..errtrace::config::RECORDER_SLOTS + 8)
         .map(|_| Error::new(EIO))

@@ -1,7 +1,7 @@
 //! `#[errtrace::trace]`: a hop at every `?` of the function's own body.
 #![cfg(feature = "macros")]
 
-use errtrace::{code::EIO, err, Error};
+use errtrace::{err, Error};
 
 fn leaf() -> errtrace::Result<u32> {
     Err(err!(EIO))
@@ -38,6 +38,7 @@ fn foreign(s: &str) -> errtrace::Result<u32> {
 #[errtrace::trace]
 fn closure_not_rewritten() -> errtrace::Result<u32> {
     let f = || -> errtrace::Result<u32> { leaf() };
+    #[allow(clippy::needless_question_mark)]
     let inner = || -> errtrace::Result<u32> { Ok(f()?) };
     let v = inner()?;
     Ok(v)
