@@ -142,7 +142,7 @@ OVERRUN=$(site device.rs '"sample FIFO overrun')
 RANGE=$(at device.rs 'Err(ERANGE)?;' 'Err(')
 HOP_CALIB=$(at device.rs 'let value = self.read_calibration()?;' '?')
 BOGUS=$(site trigger.rs '"trigger: unknown command')
-INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 queries, 0 sites matched, 1 fail points set'
+INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 query, 0 sites matched, 1 fail point set'
 
 # ---- before: the same fault, init returns a bare errno; the kernel says nothing
 expect_rc before 5 insmod
@@ -163,6 +163,9 @@ expect_block load-fail "boundary report: origin $FP_READ (the fault point), 3 ho
     "    via:    $HOP_CHIP_ID \"reading chip id\"" \
     "    via:    $HOP_PROBE"
 expect_count load-fail 'not reported before' 1 'init ran and reported once'
+expect load-fail "${M}$(re "fault injected at bus_read: EIO (-5) at $FP_READ")\$" \
+    "the creator's line: the fault point says where it failed"
+expect_count load-fail 'fault injected at bus_read' 1 "the creator's line is printed once"
 
 # ---- load-fail-logged: the creator logs; the boundary does not print it again
 expect_rc load-fail-logged 19 insmod
@@ -176,7 +179,7 @@ expect_not load-fail-logged 'not reported before' 'no second report at the bound
 
 # ---- load: control query at load makes the quiet retry site print
 expect_rc load 0 insmod
-expect load "${M}$(re 'ctl: "func poll_ready +p": 1 queries, 0 sites matched, 0 fail points set')\$" 'ctl= query stands until the site appears'
+expect load "${M}$(re 'ctl: "func poll_ready +p": 1 query, 0 sites matched, 0 fail points set')\$" 'ctl= query stands until the site appears'
 expect_count load "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'quiet EAGAIN site prints after +p (2 busy polls)'
 expect load "${M}loaded: chip 0x5a ready\$" 'probe succeeded'
 expect load "^$(re "${BUSY%:*} [demo::device]poll_ready =p code=EAGAIN created=2 logged=2 suppressed=0 policy=quiet")\$" \
@@ -185,7 +188,7 @@ expect load "^$(re "${BUSY%:*} [demo::device]poll_ready =p code=EAGAIN created=2
 # ---- control-on / control-off / control-flags: the debugfs control file
 expect_count control-on "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'site prints (+p from load)'
 expect control-on "${M}trigger: reset done\$" 'trigger file ran the reset'
-expect control-off "${M}$(re 'control: "func poll_ready -p": 1 queries, 1 sites matched, 0 fail points set')\$" 'control write applied -p'
+expect control-off "${M}$(re 'control: "func poll_ready -p": 1 query, 1 site matched, 0 fail points set')\$" 'control write applied -p'
 expect_not control-off 'chip busy' 'site silenced at runtime'
 expect control-off "${M}trigger: reset done\$" 'reset still ran'
 expect_count control-flags "${M}$(re "[0] poll_ready:$(cut -d: -f2 <<<"$BUSY"): chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 \
@@ -194,7 +197,7 @@ expect control-flags "^$(re "${BUSY%:*} [demo::device]poll_ready =pflt code=EAGA
     'listing shows the flags and counters'
 
 # ---- control-fail: fault injection while loaded, reported at the trigger's boundary
-expect control-fail "${M}$(re 'control: "fail name=bus_write times=1 code=ETIMEDOUT": 1 queries, 0 sites matched, 1 fail points set')\$" 'fail query applied'
+expect control-fail "${M}$(re 'control: "fail name=bus_write times=1 code=ETIMEDOUT": 1 query, 0 sites matched, 1 fail point set')\$" 'fail query applied'
 expect_block control-fail "boundary report: origin $FP_WRITE, code override, 3 hops" \
     'errtrace_demo trigger: returning ETIMEDOUT (-110), not reported before:' \
     '  error ETIMEDOUT (-110): Connection timed out' \

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Runs every check of the repository, installing what it needs on a fresh Debian 12 machine
+# (Rust stable via rustup must be there). CI runs exactly this (.ci/run).
+#
+#   bash scripts/test-all.sh
+#
+# ERRTRACE_SKIP_KERNEL=1 skips the Linux kernel test under qemu (CI never sets it).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+passed=0
+failed=0
+step() {
+    local name="$1"
+    shift
+    echo
+    echo "=== $name"
+    local t0=$SECONDS
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "=== $name: ok ($((SECONDS - t0)) s)"
+    else
+        failed=$((failed + 1))
+        echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+        echo "test-all: $passed passed, $failed failed"
+        exit 1
+    fi
+}
+
+apt_install() {
+    local missing=()
+    for p in "$@"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if ((${#missing[@]})); then
+        echo "installing: ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get -o DPkg::Lock::Timeout=900 update -qq
+        apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+install_tools() {
+    apt_install valgrind gdb binutils
+    rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    if ! command -v mdbook >/dev/null 2>&1; then
+        cargo install mdbook --locked --version 0.4.52 --quiet
+    fi
+}
+
+loom() {
+    RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR="$root/target/loom" \
+        cargo test -p errtrace --test loom --release
+}
+
+memcheck() {
+    # The unsafe cells (crates/errtrace/src/raw.rs) under valgrind's memcheck: the unit tests and
+    # the recorder/site-table integration tests, which store and load every kind of cell.
+    cargo test -p errtrace --lib --test test_error --test test_control --no-run --message-format=json \
+        | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("errtrace", "test_error", "test_control"):
+        print(m["executable"])' \
+        | while read -r exe; do
+            echo "memcheck: $exe"
+            valgrind --tool=memcheck --error-exitcode=1 --leak-check=no -q "$exe" --test-threads=1 -q
+        done
+}
+
+sdt() {
+    bash scripts/test-sdt.sh
+}
+
+kernel() {
+    if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
+        echo "skipped: ERRTRACE_SKIP_KERNEL=1"
+        return 0
+    fi
+    bash kernel/test.sh
+}
+
+step "install tools" install_tools
+step "format" cargo fmt --all --check
+step "clippy" cargo clippy --workspace --all-targets -- -D warnings
+step "tests (default features, incl. doc tests and the guide)" cargo test --workspace
+step "tests without default features (no_std core)" \
+    cargo test -p errtrace --no-default-features --lib --tests
+step "build without default features for a no_std target check" \
+    cargo build -p errtrace --no-default-features
+step "loom model checking" loom
+step "valgrind memcheck of the unsafe cells" memcheck
+step "SDT probes (readelf, gdb)" sdt
+step "guide builds" mdbook build docs
+step "README commands" bash scripts/check-readme.sh
+step "Linux kernel module under qemu" kernel
+
+echo
+echo "test-all: $passed passed, $failed failed"

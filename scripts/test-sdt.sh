@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The SDT probes for real: build the demo with `--features errtrace/sdt`, check that readelf lists
+# the stapsdt notes, and have gdb stop at `errtrace:error` and `errtrace:hop` and print their
+# arguments.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export CARGO_TARGET_DIR="$root/target/sdt"
+cargo build -q --example driver --features errtrace/sdt
+bin="$CARGO_TARGET_DIR/debug/examples/driver"
+
+notes="$(readelf -n "$bin")"
+for name in error hop; do
+    if ! grep -A1 "Provider: errtrace" <<<"$notes" | grep -q "Name: $name"; then
+        echo "test-sdt: no stapsdt note errtrace:$name in $bin" >&2
+        exit 1
+    fi
+done
+echo "readelf: stapsdt notes errtrace:error and errtrace:hop present"
+
+check_probe() {
+    local probe="$1"
+    local out
+    out="$(gdb -batch -nx \
+        -ex "break -probe-stap errtrace:$probe" \
+        -ex run \
+        -ex 'print $_probe_arg0' \
+        -ex 'print $_probe_arg4' \
+        -ex 'x/s $_probe_arg3' \
+        "$bin" 2>&1 </dev/null)"
+    local code line
+    code="$(grep -E '^\$1 = ' <<<"$out" | sed 's/^\$1 = //')"
+    line="$(grep -E '^\$2 = ' <<<"$out" | sed 's/^\$2 = //')"
+    if ! grep -q "Breakpoint 1" <<<"$out" || [[ -z "$code" || -z "$line" ]] \
+        || ((code < 1 || code > 4095 || line < 1)) || ! grep -q '\.rs' <<<"$out"; then
+        echo "test-sdt: gdb did not stop at errtrace:$probe with sane arguments:" >&2
+        echo "$out" | tail -20 >&2
+        exit 1
+    fi
+    echo "gdb: stopped at errtrace:$probe with errno $code, line $line, file $(grep -o '"[^"]*\.rs' <<<"$out" | head -1)\""
+}
+check_probe error
+check_probe hop
+echo "test-sdt: 3 passed, 0 failed"
