@@ -33,5 +33,7 @@ pub mod guide {
         migrating_kernel => "migrating-kernel.md",
         migrating_anyhow => "migrating-anyhow.md",
         migrating_thiserror => "migrating-thiserror.md",
+        kernel => "kernel.md",
+        performance => "performance.md",
     }
 }
