@@ -1,0 +1,333 @@
+//! The cross-file analysis: origins, hops, boundaries and silent chains; the deferred checks.
+
+use std::collections::{HashSet, VecDeque};
+
+use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
+use crate::logging::Names;
+use crate::model::{CheckKind, FileSummary, How, Site, Target};
+use crate::resolve::{FnId, Index, Resolution};
+
+/// The output of the analysis: findings (suppressions applied) and how many were suppressed.
+pub struct Analysis {
+    /// Findings, unsorted.
+    pub findings: Vec<Finding>,
+    /// Findings hidden by suppression comments.
+    pub suppressed: u64,
+    /// Number of functions.
+    pub functions: u64,
+    /// Number of boundary functions.
+    pub boundaries: u64,
+}
+
+struct Origin {
+    site: u32,
+    what: String,
+}
+
+/// Run the whole-tree analysis over the summaries.
+pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
+    let index = Index::new(files);
+    let n = index.fns.len();
+    let mut findings = Vec::new();
+    let mut suppressed = 0u64;
+
+    // Crates that are no_std or kernel crates, by crate root.
+    let kernelish: HashSet<&str> = files
+        .iter()
+        .filter(|f| f.no_std || f.uses_kernel)
+        .map(|f| f.crate_root.as_str())
+        .collect();
+
+    let mut edges: Vec<Vec<(FnId, u32)>> = vec![Vec::new(); n];
+    let mut origins: Vec<Vec<Origin>> = (0..n).map(|_| Vec::new()).collect();
+    let mut boundaries: Vec<FnId> = Vec::new();
+
+    for id in 0..n as FnId {
+        let (Some(func), Some(file)) = (index.func(id), index.file_of(id)) else {
+            continue;
+        };
+        let returns_result = index.is_result(&func.ret);
+        if func.boundary.is_some() {
+            boundaries.push(id);
+        }
+        for (si, site) in func.sites.iter().enumerate() {
+            if site.how != How::Try && !returns_result {
+                continue;
+            }
+            let accepted = file.suppressions.allows(site.pos.line, Kind::SilentChain);
+            match &site.target {
+                Target::Made | Target::OriginFn(_) => {
+                    if site.attached || site.before {
+                        continue;
+                    }
+                    let what = match &site.target {
+                        Target::OriginFn(f) => format!("error from `{f}(…)`"),
+                        _ => made_text(site),
+                    };
+                    if accepted {
+                        suppressed += 1;
+                        continue;
+                    }
+                    if let Some(o) = origins.get_mut(id as usize) {
+                        o.push(Origin {
+                            site: si as u32,
+                            what,
+                        });
+                    }
+                }
+                Target::Call(callee) => match index.resolve(callee, id) {
+                    r @ (Resolution::Resolved(_) | Resolution::Many(_)) => {
+                        let targets = match r {
+                            Resolution::Resolved(t) => vec![t],
+                            Resolution::Many(ts) => ts,
+                            _ => Vec::new(),
+                        };
+                        if site.attached {
+                            continue;
+                        }
+                        if accepted {
+                            suppressed += 1;
+                            continue;
+                        }
+                        for t in targets {
+                            let Some(tf) = index.func(t) else { continue };
+                            if tf.ret.is_option() || site.how != How::Try && !index.is_result(&tf.ret) {
+                                continue;
+                            }
+                            if let Some(e) = edges.get_mut(id as usize) {
+                                e.push((t, si as u32));
+                            }
+                        }
+                    }
+                    r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {
+                        if !matches!(site.how, How::Try | How::Rethrow) || site.attached || site.before {
+                            continue;
+                        }
+                        if accepted {
+                            suppressed += 1;
+                            continue;
+                        }
+                        let what = match r {
+                            Resolution::Ambiguous(k) => {
+                                format!(
+                                    "error from `{}` ({k} in-tree candidates, not resolved)",
+                                    callee.display()
+                                )
+                            }
+                            _ => format!("error from `{}` (outside the analysed tree)", callee.display()),
+                        };
+                        if let Some(o) = origins.get_mut(id as usize) {
+                            o.push(Origin {
+                                site: si as u32,
+                                what,
+                            });
+                        }
+                    }
+                },
+            }
+        }
+
+        // Deferred checks.
+        for check in &func.checks {
+            let (kind, message) = match &check.kind {
+                CheckKind::Discard { form, callee } => {
+                    let in_tree = match index.resolve(callee, id) {
+                        Resolution::Resolved(t) if index.returns_result(t) => Some(format!(
+                            "in-tree `{}`",
+                            index.func(t).map(|f| f.display.as_str()).unwrap_or("")
+                        )),
+                        _ => None,
+                    };
+                    let listed = names.discard.contains(callee.name());
+                    match (in_tree, listed) {
+                        (Some(what), _) => (
+                            Kind::Discarded,
+                            format!("`{form}` throws away the Result of {what}"),
+                        ),
+                        (None, true) => (
+                            Kind::Discarded,
+                            format!(
+                                "`{form}` throws away the Result of `{}` (listed in discard_functions)",
+                                callee.display()
+                            ),
+                        ),
+                        _ => continue,
+                    }
+                }
+                CheckKind::UnwrapOr { method, callee } => match index.resolve(callee, id) {
+                    Resolution::Resolved(t) if index.returns_result(t) => (
+                        Kind::Swallowed,
+                        format!(
+                            "`.{method}(…)` replaces the error of in-tree `{}` without logging it",
+                            index.func(t).map(|f| f.display.as_str()).unwrap_or("")
+                        ),
+                    ),
+                    _ => continue,
+                },
+                CheckKind::Unwrap { method, callee } => match index.resolve(callee, id) {
+                    Resolution::Resolved(t) if index.returns_result(t) => (
+                        Kind::Panic,
+                        format!(
+                            "`.{method}()` panics when in-tree `{}` fails",
+                            index.func(t).map(|f| f.display.as_str()).unwrap_or("")
+                        ),
+                    ),
+                    _ if kernelish.contains(file.crate_root.as_str()) => (
+                        Kind::Panic,
+                        format!(
+                            "`.{method}()` on `{}` in a no_std/kernel crate panics on failure",
+                            callee.display()
+                        ),
+                    ),
+                    _ => continue,
+                },
+                CheckKind::PanicMacro(m) => {
+                    if !returns_result {
+                        continue;
+                    }
+                    (
+                        Kind::Panic,
+                        format!("`{m}!` in a function that returns Result: return an error instead"),
+                    )
+                }
+            };
+            if file.suppressions.allows(check.pos.line, kind) {
+                suppressed += 1;
+                continue;
+            }
+            findings.push(Finding {
+                kind,
+                file: file.path.clone(),
+                line: check.pos.line,
+                column: check.pos.column,
+                function: func.display.clone(),
+                message,
+                chain: Vec::new(),
+                boundary: None,
+            });
+        }
+    }
+
+    // Local findings.
+    for f in files {
+        for finding in &f.findings {
+            if f.suppressions.allows(finding.line, finding.kind) {
+                suppressed += 1;
+            } else {
+                findings.push(finding.clone());
+            }
+        }
+    }
+
+    // Silent chains: from every boundary, follow unlogged hops breadth-first; every unlogged
+    // origin in a reached function is one finding per (origin, boundary).
+    let mut stamp: Vec<u32> = vec![u32::MAX; n];
+    let mut parent: Vec<(FnId, u32)> = vec![(FnId::MAX, 0); n];
+    let mut queue: VecDeque<FnId> = VecDeque::new();
+    for (bi, &b) in boundaries.iter().enumerate() {
+        let mark = bi as u32;
+        if let Some(s) = stamp.get_mut(b as usize) {
+            *s = mark;
+        }
+        queue.clear();
+        queue.push_back(b);
+        while let Some(f) = queue.pop_front() {
+            for o in origins.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                if let Some(finding) = chain_finding(&index, &parent, b, f, o) {
+                    findings.push(finding);
+                }
+            }
+            for &(t, site) in edges.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
+                let ti = t as usize;
+                if stamp.get(ti).is_some_and(|s| *s != mark) {
+                    stamp[ti] = mark;
+                    parent[ti] = (f, site);
+                    queue.push_back(t);
+                }
+            }
+        }
+    }
+
+    Analysis {
+        findings,
+        suppressed,
+        functions: n as u64,
+        boundaries: boundaries.len() as u64,
+    }
+}
+
+fn made_text(site: &Site) -> String {
+    match site.how {
+        How::Try => "error made here and passed on with `?`".to_string(),
+        How::Return => "error made here and returned".to_string(),
+        How::Tail => "error made here and returned as the tail expression".to_string(),
+        How::Rethrow => "error re-thrown here".to_string(),
+    }
+}
+
+fn chain_finding(
+    index: &Index<'_>,
+    parent: &[(FnId, u32)],
+    boundary: FnId,
+    at: FnId,
+    o: &Origin,
+) -> Option<Finding> {
+    let func = index.func(at)?;
+    let file = index.file_of(at)?;
+    let site = func.sites.get(o.site as usize)?;
+    let mut chain = vec![ChainStep {
+        file: file.path.clone(),
+        line: site.pos.line,
+        function: func.display.clone(),
+    }];
+    let mut cur = at;
+    let mut guard = 0usize;
+    while cur != boundary {
+        let (p, s) = *parent.get(cur as usize)?;
+        let pf = index.func(p)?;
+        let pfile = index.file_of(p)?;
+        let ps = pf.sites.get(s as usize)?;
+        chain.push(ChainStep {
+            file: pfile.path.clone(),
+            line: ps.pos.line,
+            function: pf.display.clone(),
+        });
+        cur = p;
+        guard += 1;
+        if guard > index.fns.len() {
+            return None;
+        }
+    }
+    let bf = index.func(boundary)?;
+    let kind = bf.boundary?;
+    let hops = chain.len() - 1;
+    let message = if hops == 0 {
+        format!(
+            "{}, leaves {} `{}` without a log line",
+            o.what,
+            kind.describe(),
+            bf.display
+        )
+    } else {
+        format!(
+            "{} reaches {} `{}` through {hops} unlogged hop{} without a log line",
+            o.what,
+            kind.describe(),
+            bf.display,
+            if hops == 1 { "" } else { "s" }
+        )
+    };
+    Some(Finding {
+        kind: Kind::SilentChain,
+        file: file.path.clone(),
+        line: site.pos.line,
+        column: site.pos.column,
+        function: func.display.clone(),
+        message,
+        chain,
+        boundary: Some(BoundaryInfo {
+            function: bf.display.clone(),
+            kind: kind.describe().to_string(),
+        }),
+    })
+}

@@ -1,0 +1,210 @@
+//! Findings, their kinds and the audit report.
+
+use serde::Serialize;
+use std::fmt;
+
+use crate::model::ParseError;
+
+/// The kinds of findings, in ascending severity order (used by `--deny`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A `Result` thrown away: `let _ = f()`, `_ = f()`, `f().ok();`, `drop(f())`.
+    Discarded,
+    /// An error handled by doing nothing: `Err(_) => {}`, `.unwrap_or(…)` without a log.
+    Swallowed,
+    /// An unlogged error that reaches a boundary through unlogged hops only.
+    SilentChain,
+    /// `.unwrap()`/`.expect()` on an error path, `panic!` in a `Result` function.
+    Panic,
+}
+
+impl Kind {
+    /// All kinds, in severity order.
+    pub const ALL: [Kind; 4] = [Kind::Discarded, Kind::Swallowed, Kind::SilentChain, Kind::Panic];
+
+    /// The kebab-case name used in output, `--deny` and suppression comments.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Discarded => "discarded",
+            Kind::Swallowed => "swallowed",
+            Kind::SilentChain => "silent-chain",
+            Kind::Panic => "panic",
+        }
+    }
+
+    /// Parse a kind name.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// One-line description (SARIF rule text, docs).
+    pub fn description(self) -> &'static str {
+        match self {
+            Kind::Discarded => "A Result is thrown away without being looked at or logged.",
+            Kind::Swallowed => "An error is handled by doing nothing: no log, no return, no `?`.",
+            Kind::SilentChain => {
+                "An error is created without a log line and travels to a boundary through \
+                 `?` hops none of which logs it."
+            }
+            Kind::Panic => {
+                "An error path panics: `.unwrap()`/`.expect()` on a Result, or `panic!` in a \
+                 function that returns Result."
+            }
+        }
+    }
+
+    pub(crate) fn bit(self) -> u8 {
+        match self {
+            Kind::SilentChain => 1,
+            Kind::Discarded => 2,
+            Kind::Swallowed => 4,
+            Kind::Panic => 8,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One step of a silent chain: the origin first, then each hop up to the boundary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChainStep {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// The function the step is in.
+    pub function: String,
+}
+
+/// The boundary a silent chain ends at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoundaryInfo {
+    /// The boundary function.
+    pub function: String,
+    /// Why it is a boundary.
+    pub kind: String,
+}
+
+/// A finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// What was found.
+    pub kind: Kind,
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// The enclosing function (`crate::module::Type::name`).
+    pub function: String,
+    /// Explanation.
+    pub message: String,
+    /// For `silent-chain`: origin, hops, last step in the boundary function.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<ChainStep>,
+    /// For `silent-chain`: the boundary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boundary: Option<BoundaryInfo>,
+}
+
+/// Per-file counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PerFile {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// Real `?` operators.
+    pub question_marks: u32,
+    /// Logging calls.
+    pub log_calls: u32,
+    /// Lines.
+    pub lines: u32,
+}
+
+/// Totals.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Real `?` operators.
+    pub question_marks: u64,
+    /// Logging calls.
+    pub log_calls: u64,
+    /// `silent-chain` findings.
+    pub silent_chain: u64,
+    /// `discarded` findings.
+    pub discarded: u64,
+    /// `swallowed` findings.
+    pub swallowed: u64,
+    /// `panic` findings.
+    pub panic: u64,
+    /// Files that did not parse.
+    pub parse_errors: u64,
+    /// Lines in all audited files.
+    pub lines: u64,
+    /// Findings hidden by `// errtrace-audit: allow(…)` comments.
+    pub suppressed: u64,
+    /// Functions analysed.
+    pub functions: u64,
+    /// Boundary functions found.
+    pub boundaries: u64,
+}
+
+/// A file that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IoError {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// The OS error.
+    pub message: String,
+}
+
+/// The result of an audit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// JSON schema version.
+    pub version: u32,
+    /// The audited root, as given.
+    pub root: String,
+    /// Number of `.rs` files audited.
+    pub files: u64,
+    /// Totals.
+    pub summary: Summary,
+    /// All findings, sorted by file, line, column, kind.
+    pub findings: Vec<Finding>,
+    /// Files that did not parse.
+    pub parse_errors: Vec<ParseError>,
+    /// Files that could not be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub io_errors: Vec<IoError>,
+    /// Per-file counts.
+    pub per_file: Vec<PerFile>,
+}
+
+impl Report {
+    /// Count findings by kind into the summary.
+    pub(crate) fn recount(&mut self) {
+        let s = &mut self.summary;
+        s.silent_chain = 0;
+        s.discarded = 0;
+        s.swallowed = 0;
+        s.panic = 0;
+        for f in &self.findings {
+            match f.kind {
+                Kind::SilentChain => s.silent_chain += 1,
+                Kind::Discarded => s.discarded += 1,
+                Kind::Swallowed => s.swallowed += 1,
+                Kind::Panic => s.panic += 1,
+            }
+        }
+        s.parse_errors = self.parse_errors.len() as u64;
+    }
+
+    /// Number of findings of a kind.
+    pub fn count(&self, kind: Kind) -> u64 {
+        self.findings.iter().filter(|f| f.kind == kind).count() as u64
+    }
+}

@@ -1,0 +1,259 @@
+//! `cargo errtrace audit`: a static audit for silent error paths.
+//!
+//! It finds where an error can travel from its origin to a boundary (`init` of a kernel
+//! module, a driver's `probe`, `main`, an exported `extern "C" fn`, …) through `?` hops
+//! without a single log line (`silent-chain`), and where errors are thrown away
+//! (`discarded`), handled by doing nothing (`swallowed`) or turned into panics (`panic`).
+//!
+//! The pipeline: [`discover`] the `.rs` files; on a thread pool, read, parse (syn),
+//! summarise each file into a compact [`model::FileSummary`] and drop its syntax tree;
+//! then run the cross-file analysis ([`chain`]) on the summaries. Definitions and limits
+//! are in the guide's `audit` chapter.
+
+#![warn(missing_docs)]
+
+pub mod chain;
+pub mod cli;
+pub mod config;
+pub mod discover;
+pub mod extract;
+pub mod findings;
+pub mod logging;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod resolve;
+pub mod suppress;
+
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+pub use config::Config;
+pub use findings::{Finding, Kind, Report};
+
+/// Worker thread stack size: syn and the walker recurse per nesting level.
+const STACK_SIZE: usize = 64 * 1024 * 1024;
+
+/// JSON schema version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Why an audit could not run at all.
+#[derive(Debug)]
+pub enum AuditError {
+    /// The path or the config could not be read.
+    Io(String),
+    /// The config is invalid.
+    Config(String),
+}
+
+impl std::fmt::Display for AuditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AuditError::Io(m) | AuditError::Config(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What to audit and how.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A crate, a workspace, a directory of `.rs` files or one file.
+    pub root: PathBuf,
+    /// The configuration (see [`load_config`]).
+    pub config: Config,
+    /// Worker threads; `None` uses one per core.
+    pub jobs: Option<usize>,
+}
+
+/// Load `errtrace-audit.toml` at `root` (a directory, or a file's directory) if it exists.
+pub fn load_config(root: &Path, explicit: Option<&Path>) -> Result<Config, AuditError> {
+    if let Some(p) = explicit {
+        return Config::load(p).map_err(|e| AuditError::Config(e.0));
+    }
+    let dir = if root.is_file() {
+        root.parent().map(Path::to_path_buf).unwrap_or_default()
+    } else {
+        root.to_path_buf()
+    };
+    let candidate = dir.join(config::FILE_NAME);
+    if candidate.is_file() {
+        Config::load(&candidate).map_err(|e| AuditError::Config(e.0))
+    } else {
+        Ok(Config::default())
+    }
+}
+
+/// Summarise one source text (no file system access). Never panics.
+pub fn summarize_source(text: &str, rel: &str, config: &Config) -> model::FileSummary {
+    let names = logging::Names::new(config);
+    let file = discover::SourceFile {
+        path: PathBuf::from(rel),
+        rel: rel.to_string(),
+        crate_name: "crate".to_string(),
+        crate_root: String::new(),
+        module: Vec::new(),
+    };
+    extract::summarize(text, &file, &names, config)
+}
+
+/// Audit source texts given in memory: (relative path, text), all in one crate. Used by
+/// tests and fuzzing.
+pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
+    let names = logging::Names::new(config);
+    let summaries: Vec<model::FileSummary> = sources
+        .iter()
+        .map(|(rel, text)| summarize_source(text, rel, config))
+        .collect();
+    build_report("<memory>".to_string(), summaries, Vec::new(), &names)
+}
+
+fn summarize_path(
+    file: &discover::SourceFile,
+    names: &logging::Names,
+    config: &Config,
+) -> Result<model::FileSummary, findings::IoError> {
+    let bytes = std::fs::read(&file.path).map_err(|e| findings::IoError {
+        file: file.rel.clone(),
+        message: e.to_string(),
+    })?;
+    let summary = match std::str::from_utf8(&bytes) {
+        Ok(text) => {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                extract::summarize(text, file, names, config)
+            }));
+            match r {
+                Ok(s) => s,
+                Err(_) => model::FileSummary {
+                    path: file.rel.clone(),
+                    crate_name: file.crate_name.clone(),
+                    crate_root: file.crate_root.clone(),
+                    lines: parse::count_lines(text),
+                    parse_error: Some(model::ParseError {
+                        file: file.rel.clone(),
+                        line: 1,
+                        column: 1,
+                        message: "internal error: the analyser panicked on this file".to_string(),
+                    }),
+                    ..Default::default()
+                },
+            }
+        }
+        Err(e) => {
+            let upto = &bytes[..e.valid_up_to()];
+            let line = upto.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let column = upto.iter().rev().take_while(|&&b| b != b'\n').count() as u32 + 1;
+            model::FileSummary {
+                path: file.rel.clone(),
+                crate_name: file.crate_name.clone(),
+                crate_root: file.crate_root.clone(),
+                parse_error: Some(model::ParseError {
+                    file: file.rel.clone(),
+                    line,
+                    column,
+                    message: "file is not valid UTF-8".to_string(),
+                }),
+                ..Default::default()
+            }
+        }
+    };
+    // The syntax tree and all its spans are gone: free this thread's span source map so
+    // memory does not grow with the corpus.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    Ok(summary)
+}
+
+/// Audit a path.
+pub fn audit(opts: &Options) -> Result<Report, AuditError> {
+    let discover::Discovered {
+        files,
+        errors: walk_errors,
+    } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
+    let names = logging::Names::new(&opts.config);
+    let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
+    if let Some(j) = opts.jobs {
+        builder = builder.num_threads(j.max(1));
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| AuditError::Io(format!("cannot start worker threads: {e}")))?;
+    let results: Vec<Result<model::FileSummary, findings::IoError>> = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| summarize_path(f, &names, &opts.config))
+            .collect()
+    });
+    let mut summaries = Vec::with_capacity(results.len());
+    let mut io_errors: Vec<findings::IoError> = walk_errors
+        .into_iter()
+        .map(|(file, message)| findings::IoError { file, message })
+        .collect();
+    for r in results {
+        match r {
+            Ok(s) => summaries.push(s),
+            Err(e) => io_errors.push(e),
+        }
+    }
+    // The analysis recurses nowhere deep, but run it on the pool too for a uniform stack.
+    let root = opts.root.display().to_string();
+    Ok(pool.install(|| build_report(root, summaries, io_errors, &names)))
+}
+
+fn build_report(
+    root: String,
+    summaries: Vec<model::FileSummary>,
+    io_errors: Vec<findings::IoError>,
+    names: &logging::Names,
+) -> Report {
+    let analysis = chain::analyse(&summaries, names);
+    let mut findings = analysis.findings;
+    findings.sort_by(|a, b| {
+        (
+            a.file.as_str(),
+            a.line,
+            a.column,
+            a.kind,
+            a.boundary.as_ref().map(|b| b.function.as_str()),
+        )
+            .cmp(&(
+                b.file.as_str(),
+                b.line,
+                b.column,
+                b.kind,
+                b.boundary.as_ref().map(|b| b.function.as_str()),
+            ))
+    });
+    let mut summary = findings::Summary {
+        suppressed: analysis.suppressed,
+        functions: analysis.functions,
+        boundaries: analysis.boundaries,
+        ..Default::default()
+    };
+    let mut per_file = Vec::with_capacity(summaries.len());
+    let mut parse_errors = Vec::new();
+    for s in &summaries {
+        summary.lines += u64::from(s.lines);
+        summary.question_marks += u64::from(s.question_marks);
+        summary.log_calls += u64::from(s.log_calls);
+        per_file.push(findings::PerFile {
+            file: s.path.clone(),
+            question_marks: s.question_marks,
+            log_calls: s.log_calls,
+            lines: s.lines,
+        });
+        if let Some(e) = &s.parse_error {
+            parse_errors.push(e.clone());
+        }
+    }
+    let mut report = Report {
+        version: SCHEMA_VERSION,
+        root,
+        files: summaries.len() as u64 + io_errors.len() as u64,
+        summary,
+        findings,
+        parse_errors,
+        io_errors,
+        per_file,
+    };
+    report.recount();
+    report
+}

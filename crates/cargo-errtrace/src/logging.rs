@@ -1,0 +1,148 @@
+//! What counts as a logging call, and the other name lists the extraction uses.
+
+use crate::config::Config;
+use std::collections::HashSet;
+
+/// Kernel print macros, without suffix (`_once`, `_ratelimited` are added).
+const KERNEL_LEVELS: &[&str] = &[
+    "pr_emerg",
+    "pr_alert",
+    "pr_crit",
+    "pr_err",
+    "pr_warn",
+    "pr_notice",
+    "pr_info",
+    "pr_debug",
+    "pr_devel",
+    "dev_emerg",
+    "dev_alert",
+    "dev_crit",
+    "dev_err",
+    "dev_warn",
+    "dev_notice",
+    "dev_info",
+    "dev_dbg",
+];
+
+/// `log`, `tracing` and std macros that log.
+const OTHER_MACROS: &[&str] = &[
+    "error",
+    "warn",
+    "info",
+    "debug",
+    "trace",
+    "event",
+    "eprintln",
+    "eprint",
+    "dev_err_probe",
+];
+
+/// Functions that log (last path segment).
+const LOG_FUNCTIONS: &[&str] = &["dev_err_probe"];
+
+/// Methods on a `Result` that log its error (errtrace's `.log("…")`, `.log_with(|e| …)`).
+const LOG_METHODS: &[&str] = &["log", "log_with"];
+
+/// Result adapters whose closure argument runs on the error path: a log call inside the
+/// closure logs the error.
+pub const ERROR_CLOSURE_ADAPTERS: &[&str] = &[
+    "map_err",
+    "inspect_err",
+    "or_else",
+    "map_or_else",
+    "unwrap_or_else",
+];
+
+/// Methods that pass the error of their receiver through (possibly converted); the callee of
+/// the `?` is found under them.
+pub const PASS_THROUGH: &[&str] = &[
+    "map_err",
+    "inspect_err",
+    "inspect",
+    "or_else",
+    "log",
+    "log_with",
+    "context",
+    "with_context",
+    "wrap_err",
+    "wrap_err_with",
+    "map",
+    "and_then",
+    "into",
+];
+
+/// Methods that make an error out of an `Option` or a value.
+pub const MAKERS: &[&str] = &["ok_or", "ok_or_else"];
+
+/// Functions that make an error (origins).
+const ORIGIN_FUNCTIONS: &[&str] = &["from_errno", "to_result", "from_err_ptr"];
+
+/// Macros that panic.
+pub const PANIC_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
+
+/// Name sets built from the defaults plus the config.
+#[derive(Debug, Clone)]
+pub struct Names {
+    macros: HashSet<String>,
+    functions: HashSet<String>,
+    methods: HashSet<String>,
+    origins: HashSet<String>,
+    /// From the config: callee names whose discarded results are reported.
+    pub discard: HashSet<String>,
+}
+
+impl Names {
+    /// Defaults plus `config`.
+    pub fn new(config: &Config) -> Names {
+        let mut macros: HashSet<String> = HashSet::new();
+        for l in KERNEL_LEVELS {
+            macros.insert((*l).to_string());
+            macros.insert(format!("{l}_once"));
+            macros.insert(format!("{l}_ratelimited"));
+        }
+        macros.extend(OTHER_MACROS.iter().map(|s| s.to_string()));
+        macros.extend(config.log_macros.iter().cloned());
+        let mut functions: HashSet<String> = LOG_FUNCTIONS.iter().map(|s| s.to_string()).collect();
+        functions.extend(config.log_functions.iter().cloned());
+        let mut methods: HashSet<String> = LOG_METHODS.iter().map(|s| s.to_string()).collect();
+        methods.extend(config.log_methods.iter().cloned());
+        let mut origins: HashSet<String> = ORIGIN_FUNCTIONS.iter().map(|s| s.to_string()).collect();
+        origins.extend(config.origin_functions.iter().cloned());
+        Names {
+            macros,
+            functions,
+            methods,
+            origins,
+            discard: config.discard_functions.iter().cloned().collect(),
+        }
+    }
+
+    /// Is a macro with this last path segment a logging macro? `err!` is handled apart (it
+    /// logs only with a message).
+    pub fn is_log_macro(&self, name: &str) -> bool {
+        self.macros.contains(name)
+    }
+
+    /// Is a function with this last path segment a logging function?
+    pub fn is_log_function(&self, name: &str) -> bool {
+        self.functions.contains(name)
+    }
+
+    /// Is this a logging method? `first_arg_is_text` tells whether the first argument is a
+    /// string literal or a `format!`-like macro: `.log(…)` counts only then, so that
+    /// `x.log(2.0)` (a logarithm) does not.
+    pub fn is_log_method(&self, name: &str, first_arg_is_text: bool, n_args: usize) -> bool {
+        if !self.methods.contains(name) {
+            return false;
+        }
+        if name == "log" {
+            return first_arg_is_text || n_args == 0;
+        }
+        true
+    }
+
+    /// Is a function with this last path segment an origin function?
+    pub fn is_origin_function(&self, name: &str) -> bool {
+        self.origins.contains(name)
+    }
+}

@@ -1,0 +1,254 @@
+//! The compact per-file summary that extraction produces and the cross-file analysis reads.
+//!
+//! A summary holds no syntax tree and no span: only names, positions (line and column) and
+//! flags. Each file is parsed, summarised and its tree dropped on a worker thread, so the
+//! memory held for the whole corpus is the sum of these summaries.
+
+use crate::findings::Finding;
+use crate::suppress::Suppressions;
+
+/// A position in a source file: 1-based line, 1-based column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Pos {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in characters.
+    pub column: u32,
+}
+
+/// What a function returns, as far as the signature tells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ret {
+    /// No return type: `()`.
+    Unit,
+    /// A path type; the string is its last segment (`Result`, `Option`, an alias name, …).
+    Named(String),
+    /// Anything else (tuples, references, `impl Trait` without a known output, …).
+    Other,
+}
+
+impl Ret {
+    /// Is this `Option<…>`?
+    pub fn is_option(&self) -> bool {
+        matches!(self, Ret::Named(n) if n == "Option")
+    }
+}
+
+/// Why a function is a boundary: where errors leave the analysed code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Boundary {
+    /// `init` of an `impl kernel::Module` / `InPlaceModule`.
+    ModuleInit,
+    /// `probe` of a driver trait impl.
+    Probe,
+    /// `fn main`.
+    Main,
+    /// `extern "…" fn` with a body, `#[no_mangle]` or `#[export_name]`.
+    Exported,
+    /// `open`/`ioctl`/`compat_ioctl`/`read`/`write` in a trait impl (file operations).
+    FileOp,
+    /// Named in the config's `boundaries`.
+    Config,
+}
+
+impl Boundary {
+    /// A short human description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Boundary::ModuleInit => "module init",
+            Boundary::Probe => "driver probe",
+            Boundary::Main => "main",
+            Boundary::Exported => "exported extern function",
+            Boundary::FileOp => "file operation",
+            Boundary::Config => "configured boundary",
+        }
+    }
+}
+
+/// A called function as written at a call site, before resolution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Callee {
+    /// `f(…)`, `m::f(…)`, `Type::f(…)`, `Self::f(…)` (with `Self` already replaced when known).
+    Path(Vec<String>),
+    /// `self.m(…)`.
+    SelfMethod(String),
+    /// `x.m(…)` on any other receiver.
+    Method(String),
+    /// `T::m(…)` where `T` is a generic type parameter: some trait impl's `m`.
+    Generic(String, String),
+}
+
+impl Callee {
+    /// The called name (last path segment or method name).
+    pub fn name(&self) -> &str {
+        match self {
+            Callee::Path(segs) => segs.last().map(String::as_str).unwrap_or(""),
+            Callee::SelfMethod(m) | Callee::Method(m) | Callee::Generic(_, m) => m,
+        }
+    }
+
+    /// The call as written, for messages.
+    pub fn display(&self) -> String {
+        match self {
+            Callee::Path(segs) => segs.join("::"),
+            Callee::SelfMethod(m) => format!("self.{m}"),
+            Callee::Method(m) => format!(".{m}"),
+            Callee::Generic(t, m) => format!("{t}::{m}"),
+        }
+    }
+}
+
+/// How an error leaves a function at a site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// A `?` operator.
+    Try,
+    /// `return <expr>`.
+    Return,
+    /// The function's tail expression.
+    Tail,
+    /// `match call() { Err(e) => return Err(e), … }`: the error of `call` passed on unchanged.
+    Rethrow,
+}
+
+/// What the error at a site comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// An error made here: `Err(…)`, `.ok_or(…)`, `.ok_or_else(…)`.
+    Made,
+    /// A call to an origin function (`from_errno`, `to_result`, `from_err_ptr`, config).
+    OriginFn(String),
+    /// The result of a call.
+    Call(Callee),
+}
+
+/// One place where an error can leave a function.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// Where the `?` / `return` / tail expression is.
+    pub pos: Pos,
+    /// How the error leaves.
+    pub how: How,
+    /// Where the error comes from.
+    pub target: Target,
+    /// A logging call is attached to it (`.inspect_err(|e| pr_err!(…))?`, `.log("…")?`,
+    /// `Err(err!(EIO, "…"))`, `dev_err_probe(…)`).
+    pub attached: bool,
+    /// An earlier statement of the same block contains a logging call.
+    pub before: bool,
+    /// Inside a closure or async block (the `?` leaves the closure, not the function).
+    pub in_closure: bool,
+}
+
+/// A candidate finding that needs the whole-tree index to decide (does the callee return
+/// `Result`? is the crate `no_std`?).
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// Where.
+    pub pos: Pos,
+    /// What.
+    pub kind: CheckKind,
+}
+
+/// The kinds of deferred checks.
+#[derive(Debug, Clone)]
+pub enum CheckKind {
+    /// `let _ = call()`, `_ = call()`, `drop(call())`: the string names the form.
+    Discard {
+        /// `let _ =`, `_ =`, `drop(…)`.
+        form: &'static str,
+        /// The call whose result is dropped.
+        callee: Callee,
+    },
+    /// `.unwrap_or(…)` and friends on a call, without a log.
+    UnwrapOr {
+        /// `unwrap_or`, `unwrap_or_default`, `unwrap_or_else`.
+        method: String,
+        /// The call.
+        callee: Callee,
+    },
+    /// `.unwrap()` / `.expect(…)` on a call.
+    Unwrap {
+        /// `unwrap` or `expect`.
+        method: String,
+        /// The call.
+        callee: Callee,
+    },
+    /// `panic!`/`unreachable!`/`todo!`/`unimplemented!`: a finding if the function returns `Result`.
+    PanicMacro(String),
+}
+
+/// A function (free, inherent or trait method, trait default method) with a body.
+#[derive(Debug, Clone)]
+pub struct FnSummary {
+    /// The function's name.
+    pub name: String,
+    /// The implementing type's last path segment (`impl Foo`), or the trait's name for a
+    /// default method in a trait definition.
+    pub owner: Option<String>,
+    /// The implemented trait's last path segment (`impl Trait for Foo`).
+    pub trait_name: Option<String>,
+    /// Module path from the crate root: file modules then inline `mod`s.
+    pub module: Vec<String>,
+    /// `crate::module::Type::name`, for messages.
+    pub display: String,
+    /// Position of the name.
+    pub pos: Pos,
+    /// Return type.
+    pub ret: Ret,
+    /// Takes `self`.
+    pub has_self: bool,
+    /// Is a boundary, and why.
+    pub boundary: Option<Boundary>,
+    /// Error exits.
+    pub sites: Vec<Site>,
+    /// Deferred checks.
+    pub checks: Vec<Check>,
+}
+
+/// A parse failure, with the position syn reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParseError {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// syn's message.
+    pub message: String,
+}
+
+/// Everything the cross-file analysis needs from one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileSummary {
+    /// Path relative to the audited root, with `/` separators.
+    pub path: String,
+    /// The crate the file belongs to (package name, the directory holding `lib.rs`, or the
+    /// file's stem).
+    pub crate_name: String,
+    /// The crate's root directory relative to the audited root (identifies the crate).
+    pub crate_root: String,
+    /// Number of lines.
+    pub lines: u32,
+    /// Real `?` operators.
+    pub question_marks: u32,
+    /// Logging calls.
+    pub log_calls: u32,
+    /// `#![no_std]` at the top of the file.
+    pub no_std: bool,
+    /// Paths starting with `kernel::` are used.
+    pub uses_kernel: bool,
+    /// Functions with bodies (outside test code).
+    pub functions: Vec<FnSummary>,
+    /// `type X = …Result<…>` aliases: (alias, last segment of the aliased type).
+    pub type_aliases: Vec<(String, String)>,
+    /// `use` imports: (name in scope, full path).
+    pub uses: Vec<(String, Vec<String>)>,
+    /// Findings decided within the file (swallowed arms, `.ok();`).
+    pub findings: Vec<Finding>,
+    /// Set when the file did not parse.
+    pub parse_error: Option<ParseError>,
+    /// `// errtrace-audit: allow(…)` comments.
+    pub suppressions: Suppressions,
+}

@@ -1,0 +1,217 @@
+//! Human output: rustc-style diagnostics (codespan-reporting) with the source line and a
+//! caret, then a summary.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor};
+
+use crate::findings::{Finding, Kind, Report};
+use crate::model::ParseError;
+
+/// Byte offset of a 1-based (line, character column) in `text`, and the length of the
+/// identifier-like token there (at least one character).
+fn offset_of(text: &str, line: u32, column: u32) -> (usize, usize) {
+    let mut start = 0usize;
+    let mut l = 1u32;
+    if line > 1 {
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                l += 1;
+                if l == line {
+                    start = i + 1;
+                    break;
+                }
+            }
+        }
+        if l != line {
+            return (text.len(), 0);
+        }
+    }
+    let rest = text.get(start..).unwrap_or("");
+    let line_text = rest.split('\n').next().unwrap_or("");
+    let mut off = start + line_text.len();
+    for (n, (i, _)) in line_text.char_indices().enumerate() {
+        if n + 1 == column as usize {
+            off = start + i;
+            break;
+        }
+    }
+    let tail = text.get(off..).unwrap_or("");
+    let mut len = 0;
+    for c in tail.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            len += c.len_utf8();
+        } else {
+            break;
+        }
+    }
+    if len == 0 {
+        len = tail
+            .chars()
+            .next()
+            .filter(|c| *c != '\n')
+            .map(char::len_utf8)
+            .unwrap_or(0);
+    }
+    (off, len)
+}
+
+struct Files {
+    files: SimpleFiles<String, String>,
+    ids: HashMap<String, Option<usize>>,
+}
+
+impl Files {
+    fn id(&mut self, base: &Path, rel: &str) -> Option<usize> {
+        if let Some(id) = self.ids.get(rel) {
+            return *id;
+        }
+        let id = std::fs::read_to_string(base.join(rel))
+            .ok()
+            .map(|text| self.files.add(rel.to_string(), text));
+        self.ids.insert(rel.to_string(), id);
+        id
+    }
+}
+
+fn finding_diagnostic(
+    f: &Finding,
+    file_id: Option<usize>,
+    files: &SimpleFiles<String, String>,
+) -> Diagnostic<usize> {
+    let mut d = Diagnostic::warning()
+        .with_code(f.kind.as_str())
+        .with_message(&f.message);
+    if let Some(id) = file_id {
+        if let Ok(file) = files.get(id) {
+            let (off, len) = offset_of(file.source(), f.line, f.column);
+            let what = match f.kind {
+                Kind::SilentChain => "origin",
+                Kind::Discarded => "discarded here",
+                Kind::Swallowed => "swallowed here",
+                Kind::Panic => "panics here",
+            };
+            d = d.with_labels(vec![
+                Label::primary(id, off..off + len).with_message(format!("{what}, in `{}`", f.function))
+            ]);
+        }
+    }
+    let mut notes = Vec::new();
+    if file_id.is_none() {
+        notes.push(format!(
+            "at {}:{}:{} in `{}`",
+            f.file, f.line, f.column, f.function
+        ));
+    }
+    if !f.chain.is_empty() {
+        let mut s = String::from("chain:");
+        for (i, step) in f.chain.iter().enumerate() {
+            let role = if i == 0 {
+                "origin"
+            } else if i + 1 == f.chain.len() {
+                "boundary"
+            } else {
+                "hop"
+            };
+            let _ = write!(
+                s,
+                "\n{:>3}. {}:{} in `{}` ({role})",
+                i + 1,
+                step.file,
+                step.line,
+                step.function
+            );
+        }
+        if f.chain.len() == 1 {
+            s.push_str(" — the origin is in the boundary function");
+        }
+        notes.push(s);
+    }
+    if let Some(b) = &f.boundary {
+        notes.push(format!(
+            "`{}` is a boundary ({}): errors leaving it are not printed by anyone",
+            b.function, b.kind
+        ));
+    }
+    notes.push(format!(
+        "to accept this, add `// errtrace-audit: allow({}) <reason>` on or above line {}",
+        f.kind, f.line
+    ));
+    d.with_notes(notes)
+}
+
+fn parse_diagnostic(
+    e: &ParseError,
+    file_id: Option<usize>,
+    files: &SimpleFiles<String, String>,
+) -> Diagnostic<usize> {
+    let mut d = Diagnostic::error()
+        .with_code("parse-error")
+        .with_message(format!("could not parse: {}", e.message));
+    match file_id.and_then(|id| files.get(id).ok().map(|f| (id, f))) {
+        Some((id, file)) => {
+            let (off, len) = offset_of(file.source(), e.line, e.column);
+            d = d.with_labels(vec![Label::primary(id, off..off + len)]);
+        }
+        None => d = d.with_notes(vec![format!("at {}:{}:{}", e.file, e.line, e.column)]),
+    }
+    d.with_notes(vec!["this file was skipped; the audit went on".to_string()])
+}
+
+/// Render diagnostics and the summary.
+pub fn render(report: &Report, base: &Path, color: bool) -> String {
+    let mut files = Files {
+        files: SimpleFiles::new(),
+        ids: HashMap::new(),
+    };
+    let mut buf = if color {
+        termcolor::Buffer::ansi()
+    } else {
+        termcolor::Buffer::no_color()
+    };
+    let config = term::Config::default();
+    for e in &report.parse_errors {
+        let id = files.id(base, &e.file);
+        let d = parse_diagnostic(e, id, &files.files);
+        let _ = term::emit(&mut buf, &config, &files.files, &d);
+    }
+    for f in &report.findings {
+        let id = files.id(base, &f.file);
+        let d = finding_diagnostic(f, id, &files.files);
+        let _ = term::emit(&mut buf, &config, &files.files, &d);
+    }
+    let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();
+    for e in &report.io_errors {
+        let _ = writeln!(out, "error: could not read {}: {}", e.file, e.message);
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "audited {} files ({} lines): {} `?`, {} logging calls, {} functions, {} boundaries",
+        report.files, s.lines, s.question_marks, s.log_calls, s.functions, s.boundaries
+    );
+    let _ = writeln!(
+        out,
+        "findings: {} silent-chain, {} discarded, {} swallowed, {} panic; {} parse errors; {} suppressed",
+        s.silent_chain, s.discarded, s.swallowed, s.panic, s.parse_errors, s.suppressed
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offset_of;
+
+    #[test]
+    fn offsets() {
+        let t = "ab\ncdé fg\n";
+        assert_eq!(offset_of(t, 1, 1), (0, 2));
+        assert_eq!(offset_of(t, 2, 1), (3, 4));
+        assert_eq!(offset_of(t, 2, 5), (8, 2));
+        assert_eq!(offset_of(t, 9, 1), (t.len(), 0));
+    }
+}

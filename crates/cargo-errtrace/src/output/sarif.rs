@@ -1,0 +1,128 @@
+//! SARIF 2.1.0 output, loadable by GitHub code scanning.
+
+use serde_json::{json, Value};
+
+use crate::findings::{Finding, Kind, Report};
+
+const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+fn level(kind: Kind) -> &'static str {
+    match kind {
+        Kind::SilentChain | Kind::Panic => "warning",
+        Kind::Discarded | Kind::Swallowed => "note",
+    }
+}
+
+fn location(file: &str, line: u32, column: Option<u32>, message: Option<String>) -> Value {
+    let mut region = json!({ "startLine": line.max(1) });
+    if let Some(c) = column {
+        region["startColumn"] = json!(c.max(1));
+    }
+    let mut loc = json!({
+        "physicalLocation": {
+            "artifactLocation": { "uri": file, "uriBaseId": "%SRCROOT%" },
+            "region": region
+        }
+    });
+    if let Some(m) = message {
+        loc["message"] = json!({ "text": m });
+    }
+    loc
+}
+
+fn result(f: &Finding) -> Value {
+    let rule_index = Kind::ALL.iter().position(|k| *k == f.kind).unwrap_or(0);
+    let mut r = json!({
+        "ruleId": f.kind.as_str(),
+        "ruleIndex": rule_index,
+        "level": level(f.kind),
+        "message": { "text": format!("{} (in `{}`)", f.message, f.function) },
+        "locations": [location(&f.file, f.line, Some(f.column), None)],
+        "partialFingerprints": {
+            "errtraceAudit/v1": format!("{}:{}:{}:{}", f.kind, f.file, f.function,
+                f.boundary.as_ref().map(|b| b.function.as_str()).unwrap_or(""))
+        }
+    });
+    if !f.chain.is_empty() {
+        let steps: Vec<Value> = f
+            .chain
+            .iter()
+            .map(|s| json!({ "location": location(&s.file, s.line, None, Some(format!("in `{}`", s.function))) }))
+            .collect();
+        r["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
+        r["relatedLocations"] = Value::Array(
+            f.chain
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let mut l = location(
+                        &s.file,
+                        s.line,
+                        None,
+                        Some(format!("step {}: `{}`", i + 1, s.function)),
+                    );
+                    l["id"] = json!(i);
+                    l
+                })
+                .collect(),
+        );
+    }
+    r
+}
+
+/// The SARIF log as pretty JSON, ending with a newline.
+pub fn render(report: &Report) -> String {
+    let rules: Vec<Value> = Kind::ALL
+        .iter()
+        .map(|k| {
+            json!({
+                "id": k.as_str(),
+                "name": k.as_str(),
+                "shortDescription": { "text": k.description() },
+                "fullDescription": { "text": k.description() },
+                "defaultConfiguration": { "level": level(*k) },
+                "helpUri": "https://example.invalid/errtrace/audit.html"
+            })
+        })
+        .collect();
+    let notifications: Vec<Value> = report
+        .parse_errors
+        .iter()
+        .map(|e| {
+            json!({
+                "level": "error",
+                "message": { "text": format!("could not parse: {}", e.message) },
+                "locations": [location(&e.file, e.line, Some(e.column), None)]
+            })
+        })
+        .chain(report.io_errors.iter().map(|e| {
+            json!({
+                "level": "error",
+                "message": { "text": format!("could not read {}: {}", e.file, e.message) }
+            })
+        }))
+        .collect();
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "cargo-errtrace",
+                    "informationUri": "https://example.invalid/errtrace",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules
+                }
+            },
+            "originalUriBaseIds": { "%SRCROOT%": { "description": { "text": "The audited root" } } },
+            "invocations": [{
+                "executionSuccessful": report.io_errors.is_empty(),
+                "toolExecutionNotifications": notifications
+            }],
+            "results": report.findings.iter().map(result).collect::<Vec<_>>()
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}

@@ -1,0 +1,174 @@
+//! Parsing one file with syn, with guards that keep hostile input from exhausting the stack.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use std::str::FromStr;
+
+/// Deepest bracket nesting accepted. syn and the walker recurse per level; real code stays
+/// far below this.
+pub const MAX_NESTING: usize = 256;
+
+/// Longest run of prefix operators (`!`, `-`, `*`, `&`, `|`, `return`, …) accepted: syn
+/// parses each one recursively.
+pub const MAX_PREFIX_RUN: usize = 256;
+
+/// A parse failure: 1-based line and column, message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Strip a BOM and a shebang line the way `syn::parse_file` does (line numbers are kept).
+fn strip_prelude(mut content: &str) -> &str {
+    if let Some(rest) = content.strip_prefix('\u{feff}') {
+        content = rest;
+    }
+    if let Some(after) = content.strip_prefix("#!") {
+        if !after.trim_start().starts_with('[') {
+            content = match content.find('\n') {
+                Some(i) => &content[i..],
+                None => "",
+            };
+        }
+    }
+    content
+}
+
+/// Parse a whole file.
+pub fn parse_file(content: &str) -> Result<syn::File, Failure> {
+    let content = strip_prelude(content);
+    let tokens = TokenStream::from_str(content).map_err(|e| {
+        let start = e.span().start();
+        Failure {
+            line: start.line as u32,
+            column: start.column as u32 + 1,
+            message: e.to_string(),
+        }
+    })?;
+    check_shape(&tokens)?;
+    syn::parse2::<syn::File>(tokens).map_err(|e| {
+        let start = e.span().start();
+        Failure {
+            line: start.line.max(1) as u32,
+            column: start.column as u32 + 1,
+            message: e.to_string(),
+        }
+    })
+}
+
+/// Refuse token streams nested deeper than [`MAX_NESTING`] or with a run of prefix
+/// operators longer than [`MAX_PREFIX_RUN`]. Iterative: safe on any input.
+pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
+    let mut stack: Vec<proc_macro2::token_stream::IntoIter> = vec![tokens.clone().into_iter()];
+    let mut run = 0usize;
+    // Unclosed `<` since the last `;` or bracket: generic types nest recursively too.
+    let mut angles = 0usize;
+    while let Some(top) = stack.last_mut() {
+        let Some(tt) = top.next() else {
+            stack.pop();
+            angles = 0;
+            continue;
+        };
+        if let TokenTree::Punct(p) = &tt {
+            match p.as_char() {
+                '<' => angles += 1,
+                '>' => angles = angles.saturating_sub(1),
+                ';' => angles = 0,
+                _ => {}
+            }
+            if angles > MAX_NESTING {
+                let start = p.span().start();
+                return Err(Failure {
+                    line: start.line as u32,
+                    column: start.column as u32 + 1,
+                    message: format!("generics nested deeper than {MAX_NESTING} levels; not analysed"),
+                });
+            }
+        }
+        let prefix = match &tt {
+            TokenTree::Punct(p) => matches!(p.as_char(), '!' | '-' | '*' | '&' | '|'),
+            TokenTree::Ident(i) => {
+                let s = i.to_string();
+                matches!(
+                    s.as_str(),
+                    "return" | "break" | "move" | "mut" | "dyn" | "impl" | "box"
+                )
+            }
+            _ => false,
+        };
+        run = if prefix { run + 1 } else { 0 };
+        if run > MAX_PREFIX_RUN {
+            let start = tt.span().start();
+            return Err(Failure {
+                line: start.line as u32,
+                column: start.column as u32 + 1,
+                message: format!("more than {MAX_PREFIX_RUN} prefix operators in a row; not analysed"),
+            });
+        }
+        if let TokenTree::Group(g) = tt {
+            if stack.len() >= MAX_NESTING {
+                let start = g.span().start();
+                return Err(Failure {
+                    line: start.line as u32,
+                    column: start.column as u32 + 1,
+                    message: format!("brackets nested deeper than {MAX_NESTING} levels; not analysed"),
+                });
+            }
+            if g.delimiter() != Delimiter::None || !g.stream().is_empty() {
+                stack.push(g.stream().into_iter());
+                angles = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Count lines the way `wc -l` would for a file ending in a newline (a last line without a
+/// newline counts too).
+pub fn count_lines(text: &str) -> u32 {
+    let n = text.bytes().filter(|&b| b == b'\n').count();
+    let extra = usize::from(!text.is_empty() && !text.ends_with('\n'));
+    (n + extra) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fail(src: &str) -> Failure {
+        match parse_file(src) {
+            Ok(_) => panic!("parsed: {src:.80}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_crashed() {
+        let src = format!("fn f() {{ {}1{} }}", "(".repeat(5000), ")".repeat(5000));
+        let e = fail(&src);
+        assert!(e.message.contains("nested deeper"), "{e:?}");
+        let src = format!("fn f() {{ {}x }}", "!".repeat(5000));
+        assert!(fail(&src).message.contains("prefix"));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = fail("fn f() {\n  let = ;\n}\n");
+        assert_eq!(e.line, 2);
+        let e = fail("fn f() { \"unterminated }");
+        assert!(e.line >= 1);
+    }
+
+    #[test]
+    fn shebang_and_bom() {
+        assert!(parse_file("\u{feff}#!/usr/bin/env run\nfn main() {}\n").is_ok());
+        assert!(parse_file("#![no_std]\nfn f() {}\n").is_ok());
+        assert_eq!(count_lines("a\nb"), 2);
+        assert_eq!(count_lines("a\nb\n"), 2);
+        assert_eq!(count_lines(""), 0);
+    }
+}

@@ -1,0 +1,328 @@
+//! The whole-tree index of functions, and call resolution by name and path.
+//!
+//! Resolution is syntactic: no type inference, no trait solving, no macro expansion.
+//! - `f(…)`: a free function `f` in the caller's module, else the only free `f` in the
+//!   caller's crate. A `use` in the caller's file that names `f` is followed first.
+//! - `a::b::f(…)`, `Type::f(…)`, `Trait::f(…)`: functions named `f` whose crate / module /
+//!   implementing type / trait path ends with the written qualifier (`crate`, `self`,
+//!   `super` dropped, `Self` replaced by the enclosing impl's type); the caller's crate is
+//!   preferred; more than one match is ambiguous.
+//! - `self.m(…)`: methods `m` of the enclosing impl's type (any impl block of that type
+//!   name in the crate, then the whole tree), then default methods of the implemented trait.
+//! - `T::m(…)` with `T` a generic parameter, `Trait::m(…)`, `Self::m(…)` in a trait's
+//!   default method: every trait-impl method `m` (and the trait's default), up to
+//!   [`MAX_DISPATCH`]; the error can come from any of them.
+//! - `x.m(…)` on any other receiver: resolved only when exactly one method named `m`
+//!   exists in the whole tree.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::model::{Callee, FileSummary, FnSummary, Ret};
+
+/// Most implementations a trait dispatch is followed into.
+pub const MAX_DISPATCH: usize = 16;
+
+/// A function's id: index into [`Index::fns`].
+pub type FnId = u32;
+
+/// The result of resolving a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// Exactly one in-tree function.
+    Resolved(FnId),
+    /// Dispatch through a trait (`T::m` with `T` generic, `Trait::m`, `Self::m` in a trait's
+    /// default method): any of these implementations (at most [`MAX_DISPATCH`]).
+    Many(Vec<FnId>),
+    /// Several in-tree candidates and no rule picks one.
+    Ambiguous(usize),
+    /// No in-tree function of that name and path: outside the analysed tree.
+    NotFound,
+}
+
+/// Index over all functions of all files.
+pub struct Index<'a> {
+    /// All summaries.
+    pub files: &'a [FileSummary],
+    /// (file index, function index) per id.
+    pub fns: Vec<(u32, u32)>,
+    by_name: HashMap<&'a str, Vec<FnId>>,
+    result_names: HashSet<String>,
+    aliases: HashMap<&'a str, &'a str>,
+    uses: Vec<HashMap<&'a str, &'a [String]>>,
+}
+
+impl<'a> Index<'a> {
+    /// Build the index.
+    pub fn new(files: &'a [FileSummary]) -> Index<'a> {
+        let mut fns = Vec::new();
+        let mut by_name: HashMap<&'a str, Vec<FnId>> = HashMap::new();
+        let mut uses = Vec::with_capacity(files.len());
+        for (fi, f) in files.iter().enumerate() {
+            for (ni, func) in f.functions.iter().enumerate() {
+                let id = fns.len() as FnId;
+                fns.push((fi as u32, ni as u32));
+                by_name.entry(func.name.as_str()).or_default().push(id);
+            }
+            let mut m: HashMap<&'a str, &'a [String]> = HashMap::new();
+            for (name, path) in &f.uses {
+                m.insert(name.as_str(), path.as_slice());
+            }
+            uses.push(m);
+        }
+        // `Result` and every alias that (transitively) names it.
+        let mut result_names: HashSet<String> = HashSet::new();
+        result_names.insert("Result".to_string());
+        let alias_list: Vec<&(String, String)> = files.iter().flat_map(|f| f.type_aliases.iter()).collect();
+        for _ in 0..8 {
+            let mut changed = false;
+            for (alias, target) in &alias_list {
+                if result_names.contains(target.as_str()) && !result_names.contains(alias.as_str()) {
+                    result_names.insert(alias.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let aliases: HashMap<&'a str, &'a str> = files
+            .iter()
+            .flat_map(|f| f.type_aliases.iter())
+            .map(|(a, t)| (a.as_str(), t.as_str()))
+            .collect();
+        Index {
+            files,
+            fns,
+            by_name,
+            result_names,
+            aliases,
+            uses,
+        }
+    }
+
+    /// The function of an id.
+    pub fn func(&self, id: FnId) -> Option<&'a FnSummary> {
+        let (fi, ni) = *self.fns.get(id as usize)?;
+        self.files.get(fi as usize)?.functions.get(ni as usize)
+    }
+
+    /// The file of an id.
+    pub fn file_of(&self, id: FnId) -> Option<&'a FileSummary> {
+        let (fi, _) = *self.fns.get(id as usize)?;
+        self.files.get(fi as usize)
+    }
+
+    /// Does this return type name `Result` or a `Result` alias?
+    pub fn is_result(&self, ret: &Ret) -> bool {
+        matches!(ret, Ret::Named(n) if self.result_names.contains(n))
+    }
+
+    /// Does function `id` return `Result`?
+    pub fn returns_result(&self, id: FnId) -> bool {
+        self.func(id).is_some_and(|f| self.is_result(&f.ret))
+    }
+
+    fn candidates(&self, name: &str) -> &[FnId] {
+        self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn pick(&self, cands: Vec<FnId>, caller: FnId) -> Resolution {
+        match cands.len() {
+            0 => Resolution::NotFound,
+            1 => Resolution::Resolved(cands[0]),
+            n => {
+                let (cfile, _) = self.fns.get(caller as usize).copied().unwrap_or((u32::MAX, 0));
+                let crate_root = self.files.get(cfile as usize).map(|f| f.crate_root.as_str());
+                let same_crate: Vec<FnId> = cands
+                    .iter()
+                    .copied()
+                    .filter(|c| self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root)
+                    .collect();
+                if same_crate.len() == 1 {
+                    return Resolution::Resolved(same_crate[0]);
+                }
+                let same_file: Vec<FnId> = cands
+                    .iter()
+                    .copied()
+                    .filter(|c| self.fns.get(*c as usize).map(|x| x.0) == Some(cfile))
+                    .collect();
+                if same_file.len() == 1 {
+                    return Resolution::Resolved(same_file[0]);
+                }
+                Resolution::Ambiguous(n)
+            }
+        }
+    }
+
+    /// Resolve a call made in function `caller`.
+    pub fn resolve(&self, callee: &Callee, caller: FnId) -> Resolution {
+        let Some(cf) = self.func(caller) else {
+            return Resolution::NotFound;
+        };
+        let Some(cfile) = self.file_of(caller) else {
+            return Resolution::NotFound;
+        };
+        match callee {
+            Callee::Path(segs) => self.resolve_path(segs, caller, cf, cfile),
+            Callee::SelfMethod(m) => {
+                let cands = self.candidates(m);
+                if let Some(owner) = &cf.owner {
+                    let own: Vec<FnId> = cands
+                        .iter()
+                        .copied()
+                        .filter(|c| self.func(*c).is_some_and(|f| f.owner.as_ref() == Some(owner)))
+                        .collect();
+                    if !own.is_empty() {
+                        return self.pick(own, caller);
+                    }
+                }
+                if let Some(t) = &cf.trait_name {
+                    let defaults: Vec<FnId> = cands
+                        .iter()
+                        .copied()
+                        .filter(|c| {
+                            self.func(*c).is_some_and(|f| {
+                                f.owner.as_ref() == Some(t) && f.trait_name.as_ref() == Some(t)
+                            })
+                        })
+                        .collect();
+                    if !defaults.is_empty() {
+                        return self.pick(defaults, caller);
+                    }
+                }
+                Resolution::NotFound
+            }
+            Callee::Generic(_, m) => {
+                let impls: Vec<FnId> = self
+                    .candidates(m)
+                    .iter()
+                    .copied()
+                    .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.is_some()))
+                    .collect();
+                match impls.len() {
+                    0 => Resolution::NotFound,
+                    1 => Resolution::Resolved(impls[0]),
+                    n if n <= MAX_DISPATCH => Resolution::Many(impls),
+                    n => Resolution::Ambiguous(n),
+                }
+            }
+            Callee::Method(m) => {
+                let methods: Vec<FnId> = self
+                    .candidates(m)
+                    .iter()
+                    .copied()
+                    .filter(|c| self.func(*c).is_some_and(|f| f.has_self))
+                    .collect();
+                match methods.len() {
+                    0 => Resolution::NotFound,
+                    1 => Resolution::Resolved(methods[0]),
+                    n => Resolution::Ambiguous(n),
+                }
+            }
+        }
+    }
+
+    fn resolve_path(&self, segs: &[String], caller: FnId, cf: &FnSummary, cfile: &FileSummary) -> Resolution {
+        let file_idx = self.fns.get(caller as usize).map(|x| x.0 as usize).unwrap_or(0);
+        let mut segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        // Follow a `use` for the first segment.
+        if let Some(first) = segs.first().copied() {
+            if let Some(path) = self.uses.get(file_idx).and_then(|u| u.get(first)) {
+                let mut expanded: Vec<&str> = path.iter().map(String::as_str).collect();
+                expanded.extend(segs.iter().skip(1));
+                segs = expanded;
+            }
+        }
+        while matches!(segs.first(), Some(&"crate") | Some(&"self") | Some(&"super")) {
+            segs.remove(0);
+        }
+        let Some((name, qual)) = segs.split_last() else {
+            return Resolution::NotFound;
+        };
+        let cands = self.candidates(name);
+        if cands.is_empty() {
+            return Resolution::NotFound;
+        }
+        if qual.is_empty() {
+            let free_same_module: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|c| {
+                    self.func(*c)
+                        .is_some_and(|f| f.owner.is_none() && f.module == cf.module)
+                        && self.file_of(*c).is_some_and(|f| f.crate_root == cfile.crate_root)
+                })
+                .collect();
+            if free_same_module.len() == 1 {
+                return Resolution::Resolved(free_same_module[0]);
+            }
+            let free_same_crate: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|c| {
+                    self.func(*c).is_some_and(|f| f.owner.is_none())
+                        && self.file_of(*c).is_some_and(|f| f.crate_root == cfile.crate_root)
+                })
+                .collect();
+            return match free_same_crate.len() {
+                0 => Resolution::NotFound,
+                1 => Resolution::Resolved(free_same_crate[0]),
+                n => Resolution::Ambiguous(n),
+            };
+        }
+        let r = self.match_qualified(cands, qual, caller);
+        if r != Resolution::NotFound {
+            return r;
+        }
+        // `KBox::new` with `type KBox<T> = Box<T, Kmalloc>`: try the aliased type.
+        if let Some(q) = qual.last() {
+            if let Some(target) = self.aliases.get(q) {
+                return self.match_qualified(cands, &[*target], caller);
+            }
+        }
+        Resolution::NotFound
+    }
+
+    fn match_qualified(&self, cands: &[FnId], qual: &[&str], caller: FnId) -> Resolution {
+        // `Trait::m(…)` (or `Self::m(…)` in a trait's default method): dispatch.
+        if let [t] = qual {
+            let impls: Vec<FnId> = cands
+                .iter()
+                .copied()
+                .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.as_deref() == Some(*t)))
+                .collect();
+            // A type of that name with an inherent method `m` wins over dispatch.
+            let inherent = cands.iter().any(|c| {
+                self.func(*c)
+                    .is_some_and(|f| f.owner.as_deref() == Some(*t) && f.trait_name.as_deref() != Some(*t))
+            });
+            if !inherent && impls.len() > 1 && impls.len() <= MAX_DISPATCH {
+                return Resolution::Many(impls);
+            }
+        }
+        let matching: Vec<FnId> = cands
+            .iter()
+            .copied()
+            .filter(|c| {
+                let (Some(f), Some(file)) = (self.func(*c), self.file_of(*c)) else {
+                    return false;
+                };
+                let mut full: Vec<&str> = Vec::with_capacity(f.module.len() + 2);
+                full.push(file.crate_name.as_str());
+                full.extend(f.module.iter().map(String::as_str));
+                if let Some(o) = &f.owner {
+                    full.push(o.as_str());
+                }
+                if full.ends_with(qual) {
+                    return true;
+                }
+                // `Trait::f(…)` or `Type::f(…)` with the type's module path written.
+                match (&f.trait_name, qual.last()) {
+                    (Some(t), Some(q)) => t == q && qual.len() == 1,
+                    _ => false,
+                }
+            })
+            .collect();
+        self.pick(matching, caller)
+    }
+}
