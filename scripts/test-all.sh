@@ -46,7 +46,7 @@ install_tools() {
     apt_install valgrind gdb binutils
     rustup component add rustfmt clippy >/dev/null 2>&1 || true
     if ! command -v mdbook >/dev/null 2>&1; then
-        cargo install mdbook --locked --version 0.4.52 --quiet
+        cargo install mdbook --locked --version 0.5.4 --quiet
     fi
 }
 
@@ -87,6 +87,13 @@ step "install tools" install_tools
 step "format" cargo fmt --all --check
 step "clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "tests (default features, incl. doc tests and the guide)" cargo test --workspace
+step "clippy with every optional feature (log, tracing, defmt, sdt)" \
+    cargo clippy -p errtrace --features log,tracing,defmt,sdt --all-targets -- -D warnings
+step "clippy without default features" \
+    cargo clippy -p errtrace --no-default-features --lib -- -D warnings
+step "sink adapters (log, tracing)" \
+    cargo test -p errtrace --features log,tracing --test test_sink_log --test test_sink_tracing
+step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps
 step "tests without default features (no_std core)" \
     cargo test -p errtrace --no-default-features --lib --tests
 step "build without default features for a no_std target check" \

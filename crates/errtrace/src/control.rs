@@ -62,25 +62,7 @@ use core::fmt;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 pub use query::{Command, FlagOp, QueryError};
 
-/// Per-site control flags.
-pub mod flags {
-    /// `+p` was given: print even quiet and debug sites.
-    pub const PRINT_ON: u32 = 1 << 0;
-    /// `-p` was given: never print this site.
-    pub const PRINT_OFF: u32 = 1 << 1;
-    /// `f`: prefix the function name.
-    pub const FUNCTION: u32 = 1 << 2;
-    /// `l`: prefix the line number.
-    pub const LINE: u32 = 1 << 3;
-    /// `m`: prefix the module path.
-    pub const MODULE: u32 = 1 << 4;
-    /// `t`: prefix the thread/CPU id.
-    pub const THREAD: u32 = 1 << 5;
-    /// `s`: print the trail after the message.
-    pub const TRAIL: u32 = 1 << 6;
-    /// The decoration flags.
-    pub const DECORATIONS: u32 = FUNCTION | LINE | MODULE | THREAD | TRAIL;
-}
+pub use crate::site::flags;
 
 /// What an input changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -192,41 +174,19 @@ pub fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
 }
 
 fn act(q: &query::SiteQuery, site: SiteRef) {
-    use flags::*;
     let st = site.state();
     if let Some((op, bits)) = q.flags {
-        let _ = st
-            .flags
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
-                Some(match op {
-                    FlagOp::Add => {
-                        let mut n = old | bits;
-                        if bits & PRINT_ON != 0 {
-                            n &= !PRINT_OFF;
-                        }
-                        n
-                    }
-                    FlagOp::Remove => {
-                        let mut n = old & !bits;
-                        if bits & PRINT_ON != 0 {
-                            n |= PRINT_OFF;
-                        }
-                        n
-                    }
-                    FlagOp::Set => {
-                        if bits & PRINT_ON != 0 {
-                            bits
-                        } else {
-                            bits | PRINT_OFF
-                        }
-                    }
-                })
-            });
+        st.update_flags(
+            match op {
+                FlagOp::Add => crate::site::FlagChange::Add,
+                FlagOp::Remove => crate::site::FlagChange::Remove,
+                FlagOp::Set => crate::site::FlagChange::Set,
+            },
+            bits,
+        );
     }
     if let Some(p) = q.policy {
-        let (w, interval) = policy::encode(p);
-        st.interval_ms.store(interval, Ordering::Relaxed);
-        st.policy.store(w, Ordering::Release);
+        st.policy.store(policy::encode(p), Ordering::Release);
     }
 }
 
@@ -284,8 +244,7 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
         None => {
             let st = site.state();
             let w = st.policy.load(Ordering::Relaxed);
-            policy::decode(w, st.interval_ms.load(Ordering::Relaxed))
-                .or_else(|| policy::from_source(site.source_policy()))
+            policy::decode(w).or_else(|| policy::from_source(site.source_policy()))
         }
     };
     let f = site.state().flags.load(Ordering::Relaxed);

@@ -67,8 +67,8 @@
 //! | `std` | yes | stderr sink, std clock and thread ids, `std::io::Error` conversions, [`sink::Capture`] |
 //! | `registry` | yes | lists `err!` sites before they first fire (`linkme` link-time registry) |
 //! | `macros` | yes | `#[errtrace::trace]` |
-//! | `log` | no | [`sink::LogSink`] |
-//! | `tracing` | no | [`sink::TracingSink`] |
+//! | `log` | no | `sink::LogSink` |
+//! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes ([`probe`]) |
 #![no_std]

@@ -40,7 +40,7 @@
 //! ```
 
 use crate::code::{Code, MAX_ERRNO};
-use crate::site::{RateState, SourcePolicy};
+use crate::site::{RateState, SiteState, SourcePolicy};
 use crate::sync::Ordering;
 #[cfg(not(loom))]
 use crate::sync::{AtomicU32, AtomicU8};
@@ -251,29 +251,49 @@ const RT_QUIET: u32 = 3;
 const RT_DEBUG: u32 = 4;
 const RT_RATELIMIT: u32 = 5;
 
-/// Encodes a policy for a site's runtime state: `(policy word, interval word)`.
-pub(crate) fn encode(policy: Policy) -> (u32, u32) {
+/// Largest burst a runtime policy word holds.
+pub const MAX_RUNTIME_BURST: u32 = 0x1FFF;
+/// Largest interval a runtime policy word holds, in milliseconds (32767 s).
+pub const MAX_RUNTIME_INTERVAL_MS: u32 = 0x7FFF * 1000;
+
+/// Encodes a policy in one word, so that a control change and a decision racing with it never
+/// see half of each: kind in bits 0..3, burst in bits 3..16, interval in bits 16..31 (in ms, or
+/// in whole seconds when bit 31 is set, for intervals above 32767 ms).
+pub(crate) fn encode(policy: Policy) -> u32 {
     match policy {
-        Policy::Always => (RT_ALWAYS, 0),
-        Policy::Once => (RT_ONCE, 0),
-        Policy::Quiet => (RT_QUIET, 0),
-        Policy::Debug => (RT_DEBUG, 0),
+        Policy::Always => RT_ALWAYS,
+        Policy::Once => RT_ONCE,
+        Policy::Quiet => RT_QUIET,
+        Policy::Debug => RT_DEBUG,
         Policy::RateLimited { burst, interval_ms } => {
-            (RT_RATELIMIT | (burst.min(0x00FF_FFFF) << 8), interval_ms)
+            let interval = if interval_ms <= 0x7FFF {
+                interval_ms
+            } else {
+                (1 << 15) | (interval_ms / 1000).min(0x7FFF)
+            };
+            RT_RATELIMIT | (burst.min(MAX_RUNTIME_BURST) << 3) | (interval << 16)
         }
     }
 }
 
-pub(crate) fn decode(word: u32, interval: u32) -> Option<Policy> {
-    match word & 0xFF {
+pub(crate) fn decode(word: u32) -> Option<Policy> {
+    match word & 0x7 {
         RT_ALWAYS => Some(Policy::Always),
         RT_ONCE => Some(Policy::Once),
         RT_QUIET => Some(Policy::Quiet),
         RT_DEBUG => Some(Policy::Debug),
-        RT_RATELIMIT => Some(Policy::RateLimited {
-            burst: word >> 8,
-            interval_ms: interval,
-        }),
+        RT_RATELIMIT => {
+            let interval = word >> 16;
+            let interval_ms = if interval & (1 << 15) != 0 {
+                (interval & 0x7FFF) * 1000
+            } else {
+                interval
+            };
+            Some(Policy::RateLimited {
+                burst: (word >> 3) & MAX_RUNTIME_BURST,
+                interval_ms,
+            })
+        }
         _ => None,
     }
 }
@@ -418,16 +438,144 @@ pub(crate) fn once(rs: &RateState) -> bool {
         .is_ok()
 }
 
+/// The outcome of a log decision.
+pub(crate) enum Decision {
+    /// Print; first report this many suppressed messages from a closed window.
+    Emit { closed_missed: u32 },
+    /// Held back (counted in `suppressed`); still report a closed window's count.
+    Suppress { closed_missed: u32 },
+}
+
+/// The effective policy of a site's state: its runtime word, else its source policy, else the
+/// code's default class.
+pub(crate) fn effective_state(st: &SiteState, source: SourcePolicy, code: Code) -> Policy {
+    let w = st.policy.load(Ordering::Acquire);
+    if w != RT_NONE {
+        if let Some(p) = decode(w) {
+            return p;
+        }
+    }
+    if let Some(p) = from_source(source) {
+        return p;
+    }
+    default_for(code)
+}
+
+/// Decides whether a message at a site prints, updating its counters. Reads the control flags
+/// and the policy word once each, so a concurrent control change is seen whole or not at all.
+pub(crate) fn decide_state(
+    st: &SiteState,
+    source: SourcePolicy,
+    code: Code,
+    now_ms: Option<u32>,
+) -> Decision {
+    use crate::site::flags;
+    let f = st.flags.load(Ordering::Acquire);
+    let limited = |(burst, interval_ms): (u32, u32)| {
+        let v = ratelimit(&st.log_rate, burst, interval_ms, now_ms);
+        if v.emit {
+            Decision::Emit {
+                closed_missed: v.closed_missed,
+            }
+        } else {
+            Decision::Suppress {
+                closed_missed: v.closed_missed,
+            }
+        }
+    };
+    let d = if f & flags::PRINT_OFF != 0 {
+        Decision::Suppress { closed_missed: 0 }
+    } else {
+        match effective_state(st, source, code) {
+            Policy::Always => Decision::Emit { closed_missed: 0 },
+            Policy::Once => {
+                if once(&st.log_rate) {
+                    Decision::Emit { closed_missed: 0 }
+                } else {
+                    Decision::Suppress { closed_missed: 0 }
+                }
+            }
+            Policy::Quiet | Policy::Debug => {
+                if f & flags::PRINT_ON != 0 {
+                    limited(default_ratelimit())
+                } else {
+                    Decision::Suppress { closed_missed: 0 }
+                }
+            }
+            Policy::RateLimited { burst, interval_ms } => limited((burst, interval_ms)),
+        }
+    };
+    match d {
+        Decision::Emit { .. } => st.logged.fetch_add(1, Ordering::Relaxed),
+        Decision::Suppress { .. } => st.suppressed.fetch_add(1, Ordering::Relaxed),
+    };
+    d
+}
+
+/// One site's counters and control state on its own, for model-checking control changes made
+/// while errors fire (`tests/loom.rs`).
+#[doc(hidden)]
+pub struct ControlledSite(SiteState);
+
+#[cfg(not(loom))]
+impl Default for ControlledSite {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ControlledSite {
+    crate::sync::loom_const_fn! {
+        /// A fresh site.
+        pub fn new() -> ControlledSite {
+            ControlledSite(SiteState::new())
+        }
+    }
+
+    /// `+p` (`on`) or `-p`, as the control language applies it.
+    pub fn set_print(&self, on: bool) {
+        let op = if on {
+            crate::site::FlagChange::Add
+        } else {
+            crate::site::FlagChange::Remove
+        };
+        self.0.update_flags(op, crate::site::flags::PRINT_ON);
+    }
+
+    /// A policy word, as the control language applies it.
+    pub fn set_policy(&self, p: Policy) {
+        self.0.policy.store(encode(p), Ordering::Release);
+    }
+
+    /// A log decision for `code` at time `now_ms`: whether it prints.
+    pub fn decide(&self, code: Code, now_ms: u32) -> bool {
+        matches!(
+            decide_state(&self.0, SourcePolicy::Default, code, Some(now_ms)),
+            Decision::Emit { .. }
+        )
+    }
+
+    /// `(logged, suppressed)`.
+    pub fn counters(&self) -> (u32, u32) {
+        let c = self.0.counters();
+        (c.logged, c.suppressed)
+    }
+
+    /// The raw flags.
+    pub fn flags(&self) -> u32 {
+        self.0.flags.load(Ordering::Acquire)
+    }
+}
+
 #[cfg(not(loom))]
 pub use decide::*;
 
 #[cfg(not(loom))]
 mod decide {
     use super::*;
-    use crate::control::flags;
     use crate::error::Error;
     use crate::sink::{self, Level, Record, RecordKind};
-    use crate::site::{SiteRef, SiteState};
+    use crate::site::{flags, SiteRef};
 
     /// The effective policy at a site for `code`.
     pub fn effective(site: Option<SiteRef>, code: Code) -> Policy {
@@ -438,27 +586,12 @@ mod decide {
     /// site), which saves finding the static site again through the table.
     #[inline]
     fn effective_with(site: Option<SiteRef>, code: Code, source: Option<SourcePolicy>) -> Policy {
-        if let Some(s) = site {
-            let st = s.state();
-            let w = st.policy.load(Ordering::Relaxed);
-            if w != RT_NONE {
-                if let Some(p) = decode(w, st.interval_ms.load(Ordering::Relaxed)) {
-                    return p;
-                }
+        match site {
+            Some(s) => {
+                effective_state(s.state(), source.unwrap_or_else(|| s.source_policy()), code)
             }
-            if let Some(p) = from_source(source.unwrap_or_else(|| s.source_policy())) {
-                return p;
-            }
+            None => default_for(code),
         }
-        default_for(code)
-    }
-
-    /// The outcome of a log decision.
-    pub(crate) enum Decision {
-        /// Print; first report this many suppressed messages from a closed window.
-        Emit { closed_missed: u32 },
-        /// Held back (counted in `suppressed`); still report a closed window's count.
-        Suppress { closed_missed: u32 },
     }
 
     /// Decides whether a message at `site` for `code` prints, updating the counters.
@@ -471,48 +604,8 @@ mod decide {
         let Some(s) = site else {
             return fallback_decision();
         };
-        let st = s.state();
-        let f = st.flags.load(Ordering::Relaxed);
-        let d = if f & flags::PRINT_OFF != 0 {
-            Decision::Suppress { closed_missed: 0 }
-        } else {
-            match effective_with(Some(s), code, source) {
-                Policy::Always => Decision::Emit { closed_missed: 0 },
-                Policy::Once => {
-                    if once(&st.log_rate) {
-                        Decision::Emit { closed_missed: 0 }
-                    } else {
-                        Decision::Suppress { closed_missed: 0 }
-                    }
-                }
-                Policy::Quiet | Policy::Debug => {
-                    if f & flags::PRINT_ON != 0 {
-                        limited(st, default_ratelimit())
-                    } else {
-                        Decision::Suppress { closed_missed: 0 }
-                    }
-                }
-                Policy::RateLimited { burst, interval_ms } => limited(st, (burst, interval_ms)),
-            }
-        };
-        match d {
-            Decision::Emit { .. } => st.logged.fetch_add(1, Ordering::Relaxed),
-            Decision::Suppress { .. } => st.suppressed.fetch_add(1, Ordering::Relaxed),
-        };
-        d
-    }
-
-    fn limited(st: &SiteState, (burst, interval_ms): (u32, u32)) -> Decision {
-        let v = ratelimit(&st.log_rate, burst, interval_ms, crate::platform::now_ms());
-        if v.emit {
-            Decision::Emit {
-                closed_missed: v.closed_missed,
-            }
-        } else {
-            Decision::Suppress {
-                closed_missed: v.closed_missed,
-            }
-        }
+        let source = source.unwrap_or_else(|| s.source_policy());
+        decide_state(s.state(), source, code, crate::platform::now_ms())
     }
 
     static FALLBACK: RateState = RateState::new();
@@ -844,8 +937,7 @@ mod tests {
                 interval_ms: 1234,
             },
         ] {
-            let (w, i) = encode(p);
-            assert_eq!(decode(w, i), Some(p));
+            assert_eq!(decode(encode(p)), Some(p));
         }
     }
 }

@@ -152,12 +152,15 @@ pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadyS
 /// Sends a record to the global sink (or the default one).
 #[cfg(not(loom))]
 pub fn emit(record: &Record<'_>) {
-    if let Some(s) = SINK.get() {
-        s.emit(record);
-        return;
+    match SINK.get() {
+        Some(s) => s.emit(record),
+        // With std and no sink set: standard error. Without std: nothing prints (the recorder
+        // and the counters still have everything).
+        #[cfg(feature = "std")]
+        None => StderrSink.emit(record),
+        #[cfg(not(feature = "std"))]
+        None => {}
     }
-    #[cfg(feature = "std")]
-    StderrSink.emit(record);
 }
 
 #[cfg(loom)]

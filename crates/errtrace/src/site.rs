@@ -7,7 +7,7 @@
 //!   [`fail_point!`](crate::fail_point), …), like tracing-core's callsites: the static caches its
 //!   table index in an atomic, so after the first use finding it costs one load;
 //! - **location sites**, made by `#[track_caller]` constructors ([`Error::new`](crate::Error::new),
-//!   `From`, `.log()`): interned by their [`Location`](core::panic::Location) on first use.
+//!   `From`, `.log()`): interned by their [`Location`] on first use.
 //!
 //! The table never shrinks and never allocates. Its capacity is
 //! [`config::SITES`](crate::config::SITES); when it is full, new origins are still reported
@@ -31,6 +31,34 @@ use crate::code::Code;
 use crate::raw::AtomicRef;
 use crate::sync::{loom_const_fn, AtomicU32, Ordering};
 use core::panic::Location;
+
+/// Per-site control flags.
+pub mod flags {
+    /// `+p` was given: print even quiet and debug sites.
+    pub const PRINT_ON: u32 = 1 << 0;
+    /// `-p` was given: never print this site.
+    pub const PRINT_OFF: u32 = 1 << 1;
+    /// `f`: prefix the function name.
+    pub const FUNCTION: u32 = 1 << 2;
+    /// `l`: prefix the line number.
+    pub const LINE: u32 = 1 << 3;
+    /// `m`: prefix the module path.
+    pub const MODULE: u32 = 1 << 4;
+    /// `t`: prefix the thread/CPU id.
+    pub const THREAD: u32 = 1 << 5;
+    /// `s`: print the trail after the message.
+    pub const TRAIL: u32 = 1 << 6;
+    /// The decoration flags.
+    pub const DECORATIONS: u32 = FUNCTION | LINE | MODULE | THREAD | TRAIL;
+}
+
+/// How a flags action combines with a site's flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FlagChange {
+    Add,
+    Remove,
+    Set,
+}
 
 /// What a site does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,7 +274,6 @@ pub(crate) struct SiteState {
     pub(crate) flags: AtomicU32,
     /// Runtime policy override (see `policy::encode`); 0 = none.
     pub(crate) policy: AtomicU32,
-    pub(crate) interval_ms: AtomicU32,
     /// The last code seen here, for listing and `code` matching.
     pub(crate) last_code: AtomicU32,
     /// For location sites: what uses them (0 error, 1 log, 2 boundary).
@@ -266,13 +293,45 @@ impl SiteState {
                 dropped: AtomicU32::new(0),
                 flags: AtomicU32::new(0),
                 policy: AtomicU32::new(0),
-                interval_ms: AtomicU32::new(0),
                 last_code: AtomicU32::new(0),
                 kind_hint: AtomicU32::new(0),
                 log_rate: RateState::new(),
                 drop_rate: RateState::new(),
             }
         }
+    }
+
+    /// Applies a control flags action, atomically (`p` sets `PRINT_ON` and clears `PRINT_OFF`;
+    /// removing it, or setting flags without it, does the opposite).
+    pub(crate) fn update_flags(&self, op: FlagChange, bits: u32) {
+        use flags::*;
+        let _ = self
+            .flags
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+                Some(match op {
+                    FlagChange::Add => {
+                        let mut n = old | bits;
+                        if bits & PRINT_ON != 0 {
+                            n &= !PRINT_OFF;
+                        }
+                        n
+                    }
+                    FlagChange::Remove => {
+                        let mut n = old & !bits;
+                        if bits & PRINT_ON != 0 {
+                            n |= PRINT_OFF;
+                        }
+                        n
+                    }
+                    FlagChange::Set => {
+                        if bits & PRINT_ON != 0 {
+                            bits
+                        } else {
+                            bits | PRINT_OFF
+                        }
+                    }
+                })
+            });
     }
 
     pub(crate) fn counters(&self) -> Counters {

@@ -167,3 +167,32 @@ fn ratelimit_window_close_accounts_for_every_message() {
         assert!(late.closed_missed >= 1 || early.closed_missed >= 1);
     });
 }
+
+/// Control changes (`-p`, `+p`, a policy word) made while another thread's errors fire: every
+/// decision is counted once, as printed or held back, and the flags never end up both on and off.
+#[test]
+fn control_changes_while_errors_fire() {
+    use errtrace::policy::{ControlledSite, Policy};
+    loom::model(|| {
+        let site = Arc::new(ControlledSite::new());
+        let firing = {
+            let site = site.clone();
+            thread::spawn(move || {
+                let a = site.decide(EIO, 10);
+                let b = site.decide(EIO, 10);
+                usize::from(a) + usize::from(b)
+            })
+        };
+        site.set_print(false);
+        site.set_policy(Policy::Always);
+        site.set_print(true);
+        let printed = firing.join().unwrap();
+        let (logged, suppressed) = site.counters();
+        assert_eq!(logged as usize, printed);
+        assert_eq!(logged + suppressed, 2);
+        let f = site.flags();
+        assert!(f & 1 != 0 && f & 2 == 0, "+p was applied last: {f:#x}");
+        // After the changes have settled: always prints.
+        assert!(site.decide(EIO, 10));
+    });
+}

@@ -344,7 +344,7 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
 /// `BURST/N(ms|s)`.
 fn parse_ratelimit(s: &str) -> Option<Policy> {
     let (burst, interval) = s.split_once('/')?;
-    let burst = parse_u32(burst)?;
+    let burst = parse_u32(burst).filter(|b| *b <= crate::policy::MAX_RUNTIME_BURST)?;
     let ms = if let Some(n) = interval.strip_suffix("ms") {
         parse_u32(n)?
     } else if let Some(n) = interval.strip_suffix('s') {
@@ -352,6 +352,9 @@ fn parse_ratelimit(s: &str) -> Option<Policy> {
     } else {
         return None;
     };
+    if ms > crate::policy::MAX_RUNTIME_INTERVAL_MS || (ms > 0x7FFF && ms % 1000 != 0) {
+        return None;
+    }
     Some(Policy::RateLimited {
         burst,
         interval_ms: ms,
@@ -519,7 +522,7 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
             _ if kw.starts_with("ratelimit=") && q.policy.is_none() => {
                 match parse_ratelimit(kw.get("ratelimit=".len()..).unwrap_or("")) {
                     Some(p) => q.policy = Some(p),
-                    None => return err(off, "'ratelimit=BURST/INTERVAL' with INTERVAL in ms or s, such as ratelimit=10/5s", kw),
+                    None => return err(off, "'ratelimit=BURST/INTERVAL' with INTERVAL in ms or s, such as ratelimit=10/5s (burst at most 8191; interval at most 32767 s, in whole seconds above 32767 ms)", kw),
                 }
                 acted = true;
             }
