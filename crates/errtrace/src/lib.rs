@@ -189,9 +189,21 @@ pub mod __private {
     #[linkme::distributed_slice]
     pub static FAIL_REGISTRY: [&'static crate::fault::FailPoint];
 
-    /// `err!` with a message: the creator logs.
-    #[inline(never)]
+    /// `err!` with a message: the creator logs. A quiet site with no runtime control state
+    /// is decided inline (counted, marked logged); everything else takes the full path.
+    #[inline(always)]
     pub fn log_created(
+        e: &mut crate::Error,
+        site: &'static crate::site::Site,
+        args: core::fmt::Arguments<'_>,
+    ) {
+        if !crate::policy::quiet_fast_path(e, site) {
+            log_created_slow(e, site, args)
+        }
+    }
+
+    #[inline(never)]
+    fn log_created_slow(
         e: &mut crate::Error,
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,

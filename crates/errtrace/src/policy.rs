@@ -784,6 +784,32 @@ mod decide {
         emit_decided(e, s, RecordKind::Created, Some(&m), decision);
     }
 
+    /// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its source
+    /// policy (or by its code's default class) and has no runtime control state is decided here,
+    /// without a call: counted as suppressed, the error marked logged. Returns false when the
+    /// full decision is needed.
+    #[inline(always)]
+    pub(crate) fn quiet_fast_path(e: &mut Error, site: &'static crate::site::Site) -> bool {
+        let quiet = match site.policy {
+            SourcePolicy::Quiet => true,
+            SourcePolicy::Default => class_of(e.code()) == CLASS_QUIET,
+            _ => false,
+        };
+        if !quiet {
+            return false;
+        }
+        let Some(entry) = crate::site::SITES.entry(site.index()) else {
+            return false;
+        };
+        let st = &entry.state;
+        if st.flags.load(Ordering::Relaxed) != 0 || st.policy.load(Ordering::Relaxed) != RT_NONE {
+            return false;
+        }
+        st.suppressed.fetch_add(1, Ordering::Relaxed);
+        e.mark_logged();
+        true
+    }
+
     static UNHANDLED: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
 
     /// How many errors were dropped unhandled so far in this process.
