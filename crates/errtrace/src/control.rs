@@ -103,6 +103,9 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
         queries,
         ..Applied::default()
     };
+    // Remember first, then apply: a site that appears meanwhile gets the query from the
+    // standing text (applying twice is harmless: every action is idempotent).
+    remember(input);
     let mut fail_err = None;
     let _ = query::parse(input, |c| match c {
         Command::Site(q) => {
@@ -118,7 +121,6 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
             Err(e) => fail_err = Some(e),
         },
     });
-    remember(input);
     match fail_err {
         // The only failure after validation: the fault table is full (reported, the rest applied).
         Some(e) => Err(e),
@@ -358,8 +360,9 @@ fn remember(input: &str) {
     STANDING_WRITER.store(false, Ordering::Release);
 }
 
-/// Applies the standing queries to a site that just appeared. Never blocks: if a writer is
-/// busy it retries a few times, then gives up for this site.
+/// Applies the standing queries to a site that just appeared. Does not take a lock: it re-reads
+/// while a writer is busy (a writer copies at most 1 KiB), and gives up for this site only
+/// after many attempts.
 pub(crate) fn on_new_site(index: u32) {
     #[cfg(feature = "std")]
     init_from_env();
@@ -370,7 +373,7 @@ pub(crate) fn on_new_site(index: u32) {
         return;
     }
     let mut buf = [0u8; STANDING_BYTES];
-    for _ in 0..4 {
+    for _ in 0..10_000 {
         let s1 = STANDING_SEQ.load(Ordering::Acquire);
         if s1 % 2 == 1 {
             core::hint::spin_loop();

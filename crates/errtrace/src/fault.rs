@@ -231,7 +231,11 @@ struct Config {
     times: AtomicU32,
     code: AtomicU32,
     calls: AtomicU32,
+    /// When it was last configured (a global count): the newest matching configuration wins.
+    generation: AtomicU32,
 }
+
+static GENERATION: AtomicU32 = AtomicU32::new(0);
 
 impl Config {
     const fn new() -> Config {
@@ -244,6 +248,7 @@ impl Config {
             times: AtomicU32::new(0),
             code: AtomicU32::new(0),
             calls: AtomicU32::new(0),
+            generation: AtomicU32::new(0),
         }
     }
 
@@ -310,11 +315,12 @@ impl Config {
 static CONFIGS: [Config; MAX_CONFIGS] = [const { Config::new() }; MAX_CONFIGS];
 
 fn find_config(point: &str) -> Option<&'static Config> {
-    // The newest matching configuration wins: scan from the end.
+    // The most recently configured matching configuration wins (`fail name=alloc_* off` after
+    // `fail name=alloc_buf …` disarms alloc_buf, and the other way round).
     CONFIGS
         .iter()
-        .rev()
-        .find(|c| c.used.load(Ordering::Acquire) == 2 && c.glob_matches(point))
+        .filter(|c| c.used.load(Ordering::Acquire) == 2 && c.glob_matches(point))
+        .max_by_key(|c| c.generation.load(Ordering::Acquire))
 }
 
 /// Applies a parsed `fail` query (from [`control::apply`](crate::control::apply)).
@@ -341,6 +347,10 @@ pub(crate) fn configure(q: &FailQuery) -> Result<(), QueryError> {
             c
         }
     };
+    slot.generation.store(
+        GENERATION.fetch_add(1, Ordering::AcqRel).wrapping_add(1),
+        Ordering::Release,
+    );
     if q.off {
         slot.probability.store(0, Ordering::Relaxed);
         slot.times.store(0, Ordering::Relaxed);

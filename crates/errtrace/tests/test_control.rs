@@ -2,7 +2,8 @@
 //! all-or-nothing inputs, standing queries for sites that appear later.
 
 use errtrace::control;
-use errtrace::sink::Capture;
+mod common;
+use common::Capture;
 use errtrace::{err, Error, ResultExt};
 
 static CAPTURE: Capture = Capture::new();
@@ -116,15 +117,16 @@ fn policy_target() -> errtrace::Result<u32> {
 #[test]
 fn policy_words_replace_the_policy() {
     setup();
+    // Without the `registry` feature a site is listed once it has fired.
+    policy_target().unwrap_err().handled();
+    CAPTURE.take();
     control::apply("func policy_target ratelimit=2/1s").unwrap();
-    assert!(
-        line_for("policy_target").ends_with("policy=ratelimit(2/1s)")
-            || line_for("policy_target").contains("policy=ratelimit(2/1s)")
-    );
+    assert!(line_for("policy_target").contains("policy=ratelimit(2/1s)"));
     for _ in 0..5 {
         policy_target().unwrap_err().handled();
     }
-    assert_eq!(CAPTURE.take().len(), 2);
+    // The open window already holds the first message: one more prints, then it is full.
+    assert_eq!(CAPTURE.take().len(), 1);
     control::apply("func policy_target quiet").unwrap();
     policy_target().unwrap_err().handled();
     assert!(CAPTURE.take().is_empty());

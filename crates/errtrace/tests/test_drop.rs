@@ -3,7 +3,9 @@
 //! warns, with the origin.
 
 use errtrace::code::{EAGAIN, EIO};
-use errtrace::sink::{Capture, RecordKind};
+mod common;
+use common::Capture;
+use errtrace::sink::RecordKind;
 use errtrace::{boundary, err, Error, ResultExt};
 
 static CAPTURE: Capture = Capture::new();
@@ -17,7 +19,7 @@ fn fails() -> errtrace::Result<u32> {
     Err(err!(EIO))
 }
 
-fn warnings() -> Vec<errtrace::sink::Captured> {
+fn warnings() -> Vec<common::Captured> {
     CAPTURE
         .take()
         .into_iter()

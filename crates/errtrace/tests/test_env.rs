@@ -1,4 +1,5 @@
 //! The `ERRTRACE` environment variable and `ERRTRACE_FILE`, read once when the first site
+#![cfg(feature = "std")]
 //! appears: queries in force without any code change. (Its own test binary: the variables must
 //! be set before the process's first error.)
 

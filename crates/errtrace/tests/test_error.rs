@@ -80,6 +80,7 @@ fn foreign() -> errtrace::Result<u8> {
     Ok(v)
 }
 
+#[cfg(feature = "std")]
 #[test]
 fn origin_of_foreign_conversions() {
     let e = foreign().unwrap_err();

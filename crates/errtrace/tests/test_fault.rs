@@ -114,6 +114,7 @@ fn probe_forgetful() -> errtrace::Result<u32> {
     Ok(a + b)
 }
 
+#[cfg(feature = "std")]
 #[test]
 fn exercise_forces_every_point_in_turn() {
     let _g = lock();

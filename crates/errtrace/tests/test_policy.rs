@@ -3,7 +3,9 @@
 
 use errtrace::code::{EAGAIN, EIO, ENOMEM, EPROBE_DEFER};
 use errtrace::policy::{self, Policy};
-use errtrace::sink::{Capture, RecordKind};
+mod common;
+use common::Capture;
+use errtrace::sink::RecordKind;
 use errtrace::{boundary, err, Error, ResultExt};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
