@@ -201,6 +201,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
             secs,
             if secs > 0.0 { lines as f64 / secs } else { 0.0 }
         );
+        let t = report.timings;
+        eprintln!(
+            "timings: discover {:.3} s, parse+summarise {:.3} s, analyse {:.3} s",
+            t.discover, t.summarize, t.analyse
+        );
     }
     if !report.io_errors.is_empty() {
         eprintln!("error: {} files could not be read", report.io_errors.len());

@@ -46,9 +46,10 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
         suppressions: Suppressions::scan(text),
         ..FileSummary::default()
     };
-    match parse::parse_file(text) {
+    let body = parse::strip_prelude(text);
+    match parse::parse_file(body) {
         Ok(ast) => {
-            let mut w = Walker::new(names, config, file, out);
+            let mut w = Walker::new(names, config, file, out, body);
             w.visit_file(&ast);
             out = w.out;
         }
@@ -75,7 +76,9 @@ struct FnCtx {
     returns_option: bool,
 }
 
-struct Walker<'n> {
+struct Walker<'n, 't> {
+    /// The parsed text (spans' byte ranges index into it).
+    text: &'t str,
     names: &'n Names,
     config: &'n Config,
     base_module: Vec<String>,
@@ -468,9 +471,10 @@ fn is_empty_body(e: &Expr) -> bool {
     }
 }
 
-impl<'n> Walker<'n> {
-    fn new(names: &'n Names, config: &'n Config, file: &SourceFile, out: FileSummary) -> Self {
+impl<'n, 't> Walker<'n, 't> {
+    fn new(names: &'n Names, config: &'n Config, file: &SourceFile, out: FileSummary, text: &'t str) -> Self {
         Walker {
+            text,
             names,
             config,
             base_module: file.module.clone(),
@@ -950,6 +954,19 @@ impl<'n> Walker<'n> {
         }
     }
 
+    /// A cheap look at a macro body's source text: can it hold anything the audit records
+    /// (`?`, a nested macro, `return`, `unwrap`, `Err`, `match`, a discard)? Most bodies —
+    /// format arguments, literals — cannot, and are not parsed again.
+    fn body_may_matter(&self, m: &syn::Macro) -> bool {
+        let range = m.delimiter.span().join().byte_range();
+        let Some(body) = self.text.get(range) else { return true };
+        if body.is_empty() {
+            return true;
+        }
+        const NEEDLES: &[&str] = &["fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let"];
+        body.contains(['?', '!']) || NEEDLES.iter().any(|n| body.contains(n))
+    }
+
     /// Macro bodies: as expressions, else as statements, else token by token.
     fn macro_body(&mut self, tokens: &TokenStream) {
         use syn::parse::Parser;
@@ -1154,7 +1171,7 @@ pub(crate) fn is_real_question(toks: &[TokenTree], i: usize) -> bool {
     }
 }
 
-impl<'ast> Visit<'ast> for Walker<'_> {
+impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_file(&mut self, f: &'ast syn::File) {
         for a in &f.attrs {
             if a.path().is_ident("no_std") {
@@ -1505,8 +1522,10 @@ impl<'ast> Visit<'ast> for Walker<'_> {
         if PANIC_MACROS.contains(&name.as_str()) {
             self.add_check(pos(m.path.span()), CheckKind::PanicMacro(name));
         }
-        self.macro_depth += 1;
-        self.macro_body(&m.tokens);
-        self.macro_depth -= 1;
+        if self.body_may_matter(m) {
+            self.macro_depth += 1;
+            self.macro_body(&m.tokens);
+            self.macro_depth -= 1;
+        }
     }
 }

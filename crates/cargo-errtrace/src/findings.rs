@@ -182,7 +182,23 @@ pub struct Report {
     pub io_errors: Vec<IoError>,
     /// Per-file counts.
     pub per_file: Vec<PerFile>,
+    /// Seconds spent per phase (not part of the JSON schema).
+    #[serde(skip)]
+    pub timings: Timings,
 }
+
+/// Wall-clock seconds per phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Timings {
+    /// Walking the directory tree.
+    pub discover: f64,
+    /// Reading, parsing and summarising files (parallel).
+    pub summarize: f64,
+    /// Cross-file analysis.
+    pub analyse: f64,
+}
+
+impl Eq for Timings {}
 
 impl Report {
     /// Count findings by kind into the summary.

@@ -164,10 +164,11 @@ fn summarize_path(
 
 /// Audit a path.
 pub fn audit(opts: &Options) -> Result<Report, AuditError> {
-    let discover::Discovered {
-        files,
-        errors: walk_errors,
-    } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
+    let t0 = std::time::Instant::now();
+    let discover::Discovered { files, errors: walk_errors } =
+        discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
+    let t_discover = t0.elapsed().as_secs_f64();
+    let t1 = std::time::Instant::now();
     let names = logging::Names::new(&opts.config);
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
     if let Some(j) = opts.jobs {
@@ -194,8 +195,13 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
         }
     }
     // The analysis recurses nowhere deep, but run it on the pool too for a uniform stack.
+    let t_summarize = t1.elapsed().as_secs_f64();
+    let t2 = std::time::Instant::now();
     let root = opts.root.display().to_string();
-    Ok(pool.install(|| build_report(root, summaries, io_errors, &names)))
+    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names));
+    report.timings =
+        findings::Timings { discover: t_discover, summarize: t_summarize, analyse: t2.elapsed().as_secs_f64() };
+    Ok(report)
 }
 
 fn build_report(
@@ -253,6 +259,7 @@ fn build_report(
         parse_errors,
         io_errors,
         per_file,
+        timings: findings::Timings::default(),
     };
     report.recount();
     report

@@ -23,7 +23,7 @@ pub struct Failure {
 }
 
 /// Strip a BOM and a shebang line the way `syn::parse_file` does (line numbers are kept).
-fn strip_prelude(mut content: &str) -> &str {
+pub fn strip_prelude(mut content: &str) -> &str {
     if let Some(rest) = content.strip_prefix('\u{feff}') {
         content = rest;
     }

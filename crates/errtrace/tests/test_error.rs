@@ -5,7 +5,8 @@ use errtrace::{err, Error, ResultExt};
 use std::mem::size_of;
 use std::sync::Mutex;
 
-/// Tests that fill the flight recorder run one at a time (the recorder is process-wide).
+/// The tests of this binary run one at a time: some fill the process-wide flight recorder with
+/// live errors, which would leave the others' errors unrecorded.
 static RING: Mutex<()> = Mutex::new(());
 
 fn ring() -> std::sync::MutexGuard<'static, ()> {
@@ -14,6 +15,7 @@ fn ring() -> std::sync::MutexGuard<'static, ()> {
 
 #[test]
 fn sizes() {
+    let _g = ring();
     assert_eq!(size_of::<Error>(), 8);
     assert_eq!(size_of::<Option<Error>>(), 8);
     assert_eq!(size_of::<errtrace::Result>(), 8);
@@ -22,6 +24,7 @@ fn sizes() {
 
 #[test]
 fn errno_conventions() {
+    let _g = ring();
     let e = Error::from_errno(-22).unwrap();
     assert_eq!(e.code(), EINVAL);
     assert_eq!(e.to_errno(), -22);
@@ -45,6 +48,7 @@ fn line_of(e: &Error) -> u32 {
 
 #[test]
 fn origin_of_new_and_from_errno() {
+    let _g = ring();
     let e = Error::new(EIO);
     assert_eq!(line_of(&e), line!() - 1);
     assert!(e.origin().file.ends_with("test_error.rs"));
@@ -61,6 +65,7 @@ fn question_mark_on_code() -> errtrace::Result<u8> {
 
 #[test]
 fn origin_of_err_code_question_mark() {
+    let _g = ring();
     let e = question_mark_on_code().unwrap_err();
     assert_eq!(e.code(), ENOMEM);
     // The origin is the `?` in question_mark_on_code.
@@ -83,6 +88,7 @@ fn foreign() -> errtrace::Result<u8> {
 #[cfg(feature = "std")]
 #[test]
 fn origin_of_foreign_conversions() {
+    let _g = ring();
     let e = foreign().unwrap_err();
     assert_eq!(e.code(), EINVAL);
     let src = include_str!("test_error.rs");
@@ -113,6 +119,7 @@ mod bus {
 
 #[test]
 fn err_macro_records_function_and_module() {
+    let _g = ring();
     let e = bus::read_reg();
     let o = e.origin();
     assert_eq!(o.module, Some("test_error::bus"));
@@ -141,6 +148,7 @@ fn level(n: u32) -> errtrace::Result<u64> {
 
 #[test]
 fn trail_keeps_hops_in_order_and_counts_overflow() {
+    let _g = ring();
     let e = level(11).unwrap_err();
     let ev = e.event().unwrap();
     assert_eq!(ev.total_hops(), 11);
@@ -160,6 +168,7 @@ fn ctx_chain() -> errtrace::Result<u64> {
 
 #[test]
 fn report_format() {
+    let _g = ring();
     let e = ctx_chain().trace().unwrap_err();
     let text = format!("{e:#}");
     let lines: Vec<&str> = text.lines().collect();
@@ -235,6 +244,7 @@ fn recorder_full_of_live_errors_marks_unrecorded() {
 
 #[test]
 fn site_counters_count() {
+    let _g = ring();
     fn make() -> errtrace::Result {
         Err(err!(EIO))
     }
@@ -250,6 +260,7 @@ fn site_counters_count() {
 
 #[test]
 fn core_error_trait() {
+    let _g = ring();
     fn takes(_: &dyn core::error::Error) {}
     let e = Error::new(EIO);
     takes(&e);
