@@ -959,11 +959,15 @@ impl<'n, 't> Walker<'n, 't> {
     /// format arguments, literals — cannot, and are not parsed again.
     fn body_may_matter(&self, m: &syn::Macro) -> bool {
         let range = m.delimiter.span().join().byte_range();
-        let Some(body) = self.text.get(range) else { return true };
+        let Some(body) = self.text.get(range) else {
+            return true;
+        };
         if body.is_empty() {
             return true;
         }
-        const NEEDLES: &[&str] = &["fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let"];
+        const NEEDLES: &[&str] = &[
+            "fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let",
+        ];
         body.contains(['?', '!']) || NEEDLES.iter().any(|n| body.contains(n))
     }
 

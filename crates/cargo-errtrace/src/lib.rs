@@ -165,8 +165,10 @@ fn summarize_path(
 /// Audit a path.
 pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let t0 = std::time::Instant::now();
-    let discover::Discovered { files, errors: walk_errors } =
-        discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
+    let discover::Discovered {
+        files,
+        errors: walk_errors,
+    } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
     let t_discover = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
     let names = logging::Names::new(&opts.config);
@@ -199,8 +201,11 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let t2 = std::time::Instant::now();
     let root = opts.root.display().to_string();
     let mut report = pool.install(|| build_report(root, summaries, io_errors, &names));
-    report.timings =
-        findings::Timings { discover: t_discover, summarize: t_summarize, analyse: t2.elapsed().as_secs_f64() };
+    report.timings = findings::Timings {
+        discover: t_discover,
+        summarize: t_summarize,
+        analyse: t2.elapsed().as_secs_f64(),
+    };
     Ok(report)
 }
 

@@ -1,0 +1,129 @@
+//! The binary: exit codes 0/1/2, `--deny`, `cargo errtrace audit` argument form, errors.
+
+mod common;
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-errtrace"))
+        .args(args)
+        .output()
+        .expect("run the binary");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    common::fixtures().join(name).display().to_string()
+}
+
+#[test]
+fn findings_without_deny_exit_0() {
+    let (code, out, _) = run(&["audit", &fixture("silent_chain.rs"), "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("warning[silent-chain]"), "{out}");
+    assert!(out.contains("^"), "a caret under the origin: {out}");
+}
+
+#[test]
+fn denied_findings_exit_1() {
+    let (code, _, _) = run(&["audit", &fixture("silent_chain.rs"), "--deny", "silent-chain"]);
+    assert_eq!(code, 1);
+    // `discarded` denies everything at or above it.
+    let (code, _, _) = run(&["audit", &fixture("panic.rs"), "--deny", "discarded"]);
+    assert_eq!(code, 1);
+    // `panic` is above `silent-chain`: a file with only chains passes `--deny panic`.
+    let (code, _, _) = run(&["audit", &fixture("silent_chain.rs"), "--deny", "panic"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn clean_code_with_deny_exits_0() {
+    let (code, _, _) = run(&["audit", &fixture("logged_inspect_err.rs"), "--deny", "all"]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn parse_errors_can_be_denied() {
+    let (code, out, _) = run(&["audit", &fixture("parse_error.rs"), "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("could not parse"), "{out}");
+    let (code, _, _) = run(&["audit", &fixture("parse_error.rs"), "--deny", "parse-error"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let (code, _, err) = run(&["audit", "/no/such/path/anywhere"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read"), "{err}");
+    let (code, _, err) = run(&["audit", &fixture("panic.rs"), "--deny", "everything"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown kind"), "{err}");
+    let (code, _, _) = run(&["audit", "--format", "xml"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["frobnicate"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn bad_config_exits_2() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("errtrace-audit.toml"), "log_macro = [\"typo\"]\n").unwrap();
+    std::fs::write(dir.join("a.rs"), "fn main() {}\n").unwrap();
+    let (code, _, err) = run(&["audit", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid config"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn config_adds_log_macros_boundaries_and_discards() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-cfg2-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = "fn op() -> Result<(), E> { Err(E) }\n\
+               fn handler() -> Result<(), E> { op()?; Ok(()) }\n\
+               fn quiet() -> Result<(), E> { if x() { my_log!(\"bad\"); return Err(E); } Ok(()) }\n\
+               fn entry() -> Result<(), E> { quiet()?; Ok(()) }\n\
+               fn tidy() { let _ = std::fs::remove_file(\"x\"); }\n";
+    std::fs::write(dir.join("a.rs"), src).unwrap();
+    let (_, out, _) = run(&["audit", dir.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["silent_chain"], 0, "no boundary without config");
+    assert_eq!(v["summary"]["discarded"], 0);
+    std::fs::write(
+        dir.join("errtrace-audit.toml"),
+        "boundaries = [\"handler\", \"entry\"]\nlog_macros = [\"my_log\"]\ndiscard_functions = [\"remove_file\"]\n",
+    )
+    .unwrap();
+    let (_, out, _) = run(&["audit", dir.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["silent_chain"], 1, "{out}");
+    assert_eq!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "silent-chain")
+            .count(),
+        1
+    );
+    assert_eq!(v["summary"]["discarded"], 1);
+    assert_eq!(v["summary"]["log_calls"], 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn cargo_subcommand_form_and_formats() {
+    let (code, out, _) = run(&["errtrace", "audit", &fixture("panic.rs"), "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["panic"], 5);
+    let (code, out, _) = run(&["audit", &fixture("panic.rs"), "--format", "sarif"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"2.1.0\""));
+}

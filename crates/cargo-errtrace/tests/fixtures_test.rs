@@ -1,0 +1,109 @@
+//! One fixture per finding kind and per "logged" idiom: positive and negative cases.
+
+mod common;
+
+use errtrace_audit::Kind;
+
+/// (file, silent-chain, discarded, swallowed, panic, parse errors, `?`, log calls)
+type Row = (&'static str, u64, u64, u64, u64, u64, u64, u64);
+
+const EXPECTED: &[Row] = &[
+    ("silent_chain.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("rethrow.rs", 1, 0, 0, 0, 0, 0, 0),
+    ("boundaries.rs", 3, 0, 0, 0, 0, 3, 0),
+    ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
+    ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
+    ("logged_inspect_err.rs", 0, 0, 0, 0, 0, 2, 1),
+    ("logged_map_err.rs", 0, 0, 0, 0, 0, 1, 1),
+    ("logged_log_method.rs", 0, 0, 0, 0, 0, 2, 2),
+    ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
+    ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
+    ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
+    ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
+    ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
+    ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
+    ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
+    ("panic_no_std.rs", 0, 0, 0, 1, 0, 0, 0),
+    ("question_marks.rs", 0, 0, 0, 0, 0, 4, 0),
+    ("macro_fallback.rs", 0, 0, 0, 0, 0, 1, 0),
+    ("suppressed.rs", 0, 0, 0, 0, 0, 0, 0),
+    ("parse_error.rs", 0, 0, 0, 0, 1, 0, 0),
+];
+
+#[test]
+fn every_fixture_has_an_expectation() {
+    let mut on_disk: Vec<String> = std::fs::read_dir(common::fixtures())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".rs"))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = EXPECTED.iter().map(|e| e.0.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+}
+
+#[test]
+fn fixtures_give_the_expected_findings() {
+    let mut failures = Vec::new();
+    for &(file, chains, discarded, swallowed, panics, parse_errors, qm, logs) in EXPECTED {
+        let r = common::audit_fixture(file);
+        let got = (
+            r.count(Kind::SilentChain),
+            r.count(Kind::Discarded),
+            r.count(Kind::Swallowed),
+            r.count(Kind::Panic),
+            r.parse_errors.len() as u64,
+            r.summary.question_marks,
+            r.summary.log_calls,
+        );
+        let want = (chains, discarded, swallowed, panics, parse_errors, qm, logs);
+        if got != want {
+            failures.push(format!("{file}: got {got:?}, want {want:?}\n{:#?}", r.findings));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn silent_chain_carries_the_chain_to_the_boundary() {
+    let r = common::audit_fixture("silent_chain.rs");
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.function == "silent_chain::read_reg")
+        .expect("a finding at the origin in read_reg");
+    assert_eq!((f.line, f.kind), (8, Kind::SilentChain));
+    let steps: Vec<(u32, &str)> = f.chain.iter().map(|s| (s.line, s.function.as_str())).collect();
+    assert_eq!(
+        steps,
+        vec![
+            (8, "silent_chain::read_reg"),
+            (13, "silent_chain::setup"),
+            (24, "silent_chain::Sample::init")
+        ]
+    );
+    let b = f.boundary.as_ref().unwrap();
+    assert_eq!(
+        (b.function.as_str(), b.kind.as_str()),
+        ("silent_chain::Sample::init", "module init")
+    );
+}
+
+#[test]
+fn suppression_is_counted() {
+    let r = common::audit_fixture("suppressed.rs");
+    assert_eq!(r.summary.suppressed, 2);
+    assert!(r.findings.is_empty());
+}
+
+#[test]
+fn parse_errors_have_positions_and_the_audit_goes_on() {
+    let r = common::audit_path(&common::fixtures());
+    assert_eq!(r.parse_errors.len(), 1);
+    let e = &r.parse_errors[0];
+    assert_eq!((e.file.as_str(), e.line), ("parse_error.rs", 3));
+    assert!(e.column > 1);
+    assert!(r.findings.len() > 10, "the other files were audited");
+}
