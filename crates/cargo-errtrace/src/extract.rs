@@ -1275,7 +1275,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     full.push(r.ident.to_string());
                     self.out.uses.push((r.rename.to_string(), full));
                 }
-                syn::UseTree::Glob(_) => {}
+                syn::UseTree::Glob(_) => self.out.uses.push(("*".to_string(), prefix.clone())),
                 syn::UseTree::Group(g) => {
                     for t in &g.items {
                         stack.push((prefix.clone(), t));

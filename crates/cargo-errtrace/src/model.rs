@@ -243,7 +243,7 @@ pub struct FileSummary {
     pub functions: Vec<FnSummary>,
     /// `type X = …Result<…>` aliases: (alias, last segment of the aliased type).
     pub type_aliases: Vec<(String, String)>,
-    /// `use` imports: (name in scope, full path).
+    /// `use` imports: (name in scope, full path); glob imports as (`*`, prefix).
     pub uses: Vec<(String, Vec<String>)>,
     /// Findings decided within the file (swallowed arms, `.ok();`).
     pub findings: Vec<Finding>,

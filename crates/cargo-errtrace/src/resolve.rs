@@ -49,6 +49,8 @@ pub struct Index<'a> {
     result_names: HashSet<String>,
     aliases: HashMap<&'a str, &'a str>,
     uses: Vec<HashMap<&'a str, &'a [String]>>,
+    /// Per file: the crates its `use` items name (first path segments).
+    imported_crates: Vec<HashSet<&'a str>>,
 }
 
 impl<'a> Index<'a> {
@@ -57,6 +59,7 @@ impl<'a> Index<'a> {
         let mut fns = Vec::new();
         let mut by_name: HashMap<&'a str, Vec<FnId>> = HashMap::new();
         let mut uses = Vec::with_capacity(files.len());
+        let mut imported_crates = Vec::with_capacity(files.len());
         for (fi, f) in files.iter().enumerate() {
             for (ni, func) in f.functions.iter().enumerate() {
                 let id = fns.len() as FnId;
@@ -64,10 +67,17 @@ impl<'a> Index<'a> {
                 by_name.entry(func.name.as_str()).or_default().push(id);
             }
             let mut m: HashMap<&'a str, &'a [String]> = HashMap::new();
+            let mut crates: HashSet<&'a str> = HashSet::new();
             for (name, path) in &f.uses {
-                m.insert(name.as_str(), path.as_slice());
+                if name != "*" {
+                    m.insert(name.as_str(), path.as_slice());
+                }
+                if let Some(first) = path.first() {
+                    crates.insert(first.as_str());
+                }
             }
             uses.push(m);
+            imported_crates.push(crates);
         }
         // `Result` and every alias that (transitively) names it.
         let mut result_names: HashSet<String> = HashSet::new();
@@ -97,6 +107,7 @@ impl<'a> Index<'a> {
             result_names,
             aliases,
             uses,
+            imported_crates,
         }
     }
 
@@ -120,6 +131,33 @@ impl<'a> Index<'a> {
     /// Does function `id` return `Result`?
     pub fn returns_result(&self, id: FnId) -> bool {
         self.func(id).is_some_and(|f| self.is_result(&f.ret))
+    }
+
+    /// Can code in `caller`'s file call `cand`? Same crate, or a crate the file's `use` items
+    /// (or the written path, `named`) mention.
+    fn visible(&self, cand: FnId, caller: FnId, named: &[&str]) -> bool {
+        let (Some(cf), Some(tf)) = (self.file_of(caller), self.file_of(cand)) else {
+            return false;
+        };
+        if cf.crate_root == tf.crate_root {
+            return true;
+        }
+        let fi = self
+            .fns
+            .get(caller as usize)
+            .map(|x| x.0 as usize)
+            .unwrap_or(usize::MAX);
+        named.first().is_some_and(|n| *n == tf.crate_name)
+            || self
+                .imported_crates
+                .get(fi)
+                .is_some_and(|c| c.contains(tf.crate_name.as_str()))
+    }
+
+    /// For trait dispatch: either crate may name the other (the implementing crate usually
+    /// depends on the crate that calls through the trait, as drivers depend on `kernel`).
+    fn related(&self, cand: FnId, caller: FnId) -> bool {
+        self.visible(cand, caller, &[]) || self.visible(caller, cand, &[])
     }
 
     fn candidates(&self, name: &str) -> &[FnId] {
@@ -171,6 +209,7 @@ impl<'a> Index<'a> {
                         .iter()
                         .copied()
                         .filter(|c| self.func(*c).is_some_and(|f| f.owner.as_ref() == Some(owner)))
+                        .filter(|c| self.visible(*c, caller, &[]))
                         .collect();
                     if !own.is_empty() {
                         return self.pick(own, caller);
@@ -197,7 +236,9 @@ impl<'a> Index<'a> {
                     .candidates(m)
                     .iter()
                     .copied()
-                    .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.is_some()))
+                    .filter(|c| {
+                        self.func(*c).is_some_and(|f| f.trait_name.is_some()) && self.related(*c, caller)
+                    })
                     .collect();
                 match impls.len() {
                     0 => Resolution::NotFound,
@@ -211,7 +252,7 @@ impl<'a> Index<'a> {
                     .candidates(m)
                     .iter()
                     .copied()
-                    .filter(|c| self.func(*c).is_some_and(|f| f.has_self))
+                    .filter(|c| self.func(*c).is_some_and(|f| f.has_self) && self.visible(*c, caller, &[]))
                     .collect();
                 match methods.len() {
                     0 => Resolution::NotFound,
@@ -289,7 +330,10 @@ impl<'a> Index<'a> {
             let impls: Vec<FnId> = cands
                 .iter()
                 .copied()
-                .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.as_deref() == Some(*t)))
+                .filter(|c| {
+                    self.func(*c).is_some_and(|f| f.trait_name.as_deref() == Some(*t))
+                        && self.related(*c, caller)
+                })
                 .collect();
             // A type of that name with an inherent method `m` wins over dispatch.
             let inherent = cands.iter().any(|c| {
@@ -303,6 +347,7 @@ impl<'a> Index<'a> {
         let matching: Vec<FnId> = cands
             .iter()
             .copied()
+            .filter(|c| self.visible(*c, caller, qual))
             .filter(|c| {
                 let (Some(f), Some(file)) = (self.func(*c), self.file_of(*c)) else {
                     return false;
