@@ -1,0 +1,108 @@
+//! What call resolution follows: parameter types, `self`, trait dispatch, type aliases,
+//! `use` imports; and that calls do not jump into crates a file does not import.
+
+use errtrace_audit::{audit, audit_sources, Config, Kind, Options};
+
+fn chains(src: &str) -> Vec<Vec<String>> {
+    let r = audit_sources(&[("a.rs", src)], &Config::default());
+    r.findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain)
+        .map(|f| f.chain.iter().map(|s| s.function.clone()).collect())
+        .collect()
+}
+
+#[test]
+fn method_on_a_typed_parameter() {
+    let src = "struct Dev; impl Dev { fn read(&self) -> Result<u32, E> { Err(E) } }\n\
+               struct Other; impl Other { fn read(&self) -> Result<u32, E> { Ok(1) } }\n\
+               fn main() -> Result<(), E> { run(&Dev)?; Ok(()) }\n\
+               fn run(dev: &Dev) -> Result<u32, E> { dev.read() }\n";
+    assert_eq!(
+        chains(src),
+        vec![vec!["crate::Dev::read", "crate::run", "crate::main"]]
+    );
+}
+
+#[test]
+fn self_methods_and_type_aliases() {
+    let src = "type Res<T> = Result<T, E>;\n\
+               struct S; impl S { fn inner(&self) -> Res<()> { Err(E) } fn outer(&self) -> Res<()> { self.inner()?; Ok(()) } }\n\
+               fn main() -> Res<()> { S.outer() }\n";
+    // `S.outer()` is a method on a non-parameter: resolved because `outer` is unique.
+    assert_eq!(
+        chains(src),
+        vec![vec!["crate::S::inner", "crate::S::outer", "crate::main"]]
+    );
+}
+
+#[test]
+fn generic_dispatch_reaches_every_impl() {
+    let src = "trait Drv { fn probe() -> Result<(), E>; }\n\
+               struct A; impl Drv for A { fn probe() -> Result<(), E> { Err(E) } }\n\
+               struct B; impl Drv for B { fn probe() -> Result<(), E> { Err(E) } }\n\
+               #[no_mangle] extern \"C\" fn cb<T: Drv>() -> i32 { from_result(|| { T::probe()?; Ok(0) }) }\n";
+    let mut c = chains(src);
+    c.sort();
+    // Each impl's `probe` is itself a driver-probe boundary, and both reach `cb`.
+    assert!(
+        c.contains(&vec!["crate::A::probe".to_string(), "crate::cb".to_string()]),
+        "{c:?}"
+    );
+    assert!(
+        c.contains(&vec!["crate::B::probe".to_string(), "crate::cb".to_string()]),
+        "{c:?}"
+    );
+}
+
+#[test]
+fn logged_hop_breaks_the_chain() {
+    let src = "fn low() -> Result<(), E> { Err(E) }\n\
+               fn mid() -> Result<(), E> { low().inspect_err(|e| pr_err!(\"{:?}\", e))?; Ok(()) }\n\
+               fn main() -> Result<(), E> { mid()?; Ok(()) }\n";
+    assert!(chains(src).is_empty());
+}
+
+#[test]
+fn no_calls_into_crates_that_are_not_imported() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-xcrate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (krate, src) in [
+        (
+            "app",
+            "fn main() -> Result<(), E> { let s = String::from_utf8(v)?; helper::go()?; Ok(()) }\n",
+        ),
+        (
+            "other",
+            "pub struct String; impl String { pub fn from_utf8(v: V) -> Result<String, E> { Err(E) } }\n",
+        ),
+        ("helper", "pub fn go() -> Result<(), E> { Err(E) }\n"),
+    ] {
+        std::fs::create_dir_all(dir.join(krate).join("src")).unwrap();
+        std::fs::write(
+            dir.join(krate).join("Cargo.toml"),
+            format!("[package]\nname = \"{krate}\"\n"),
+        )
+        .unwrap();
+        let file = if krate == "app" { "main.rs" } else { "lib.rs" };
+        std::fs::write(dir.join(krate).join("src").join(file), src).unwrap();
+    }
+    let r = audit(&Options {
+        root: dir.clone(),
+        config: Config::default(),
+        jobs: Some(1),
+    })
+    .unwrap();
+    let fns: Vec<Vec<&str>> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain)
+        .map(|f| f.chain.iter().map(|s| s.function.as_str()).collect())
+        .collect();
+    // `String::from_utf8` is std's, not `other`'s (app does not import `other`): an origin
+    // in main. `helper::go` names its crate: followed.
+    assert!(fns.contains(&vec!["app::main"]), "{fns:?}");
+    assert!(fns.contains(&vec!["helper::go", "app::main"]), "{fns:?}");
+    assert!(!fns.iter().flatten().any(|f| f.starts_with("other::")), "{fns:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
