@@ -101,6 +101,8 @@ step "build without default features for a no_std target check" \
 step "loom model checking" loom
 step "valgrind memcheck of the unsafe cells" memcheck
 step "SDT probes (readelf, gdb)" sdt
+step "audit tool on errtrace's own core (no panic paths)" \
+    cargo run -q -p cargo-errtrace -- audit crates/errtrace/src --deny panic
 step "guide builds" mdbook build docs
 step "README commands" bash scripts/check-readme.sh
 step "Linux kernel module under qemu" kernel
