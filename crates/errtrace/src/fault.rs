@@ -134,33 +134,18 @@ macro_rules! fail_point {
         $crate::__site!(__ERRTRACE_FP_SITE, FailPoint, [Default], $name);
         static __ERRTRACE_FP: $crate::fault::FailPoint =
             $crate::fault::FailPoint::new($name, $crate::__code!($code), &__ERRTRACE_FP_SITE);
-        $crate::__register_fail_point!(__ERRTRACE_FP);
+        $crate::__register!(
+            FAIL_REGISTRY,
+            $crate::fault::FailPoint,
+            __ERRTRACE_FP_REGISTERED,
+            __ERRTRACE_FP
+        );
         if __ERRTRACE_FP.may_fail() {
             if let ::core::option::Option::Some(e) = __ERRTRACE_FP.check() {
                 return ::core::result::Result::Err(::core::convert::From::from(e));
             }
         }
     }};
-}
-
-/// Adds a fail point to the link-time registry.
-#[cfg(feature = "registry")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __register_fail_point {
-    ($name:ident) => {
-        #[$crate::__private::linkme::distributed_slice($crate::__private::FAIL_REGISTRY)]
-        #[linkme(crate = $crate::__private::linkme)]
-        static __ERRTRACE_FP_REGISTERED: &'static $crate::fault::FailPoint = &$name;
-    };
-}
-
-/// Without the registry a fail point is registered when first reached.
-#[cfg(not(feature = "registry"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __register_fail_point {
-    ($name:ident) => {};
 }
 
 // ---- registered points ----

@@ -78,7 +78,7 @@ macro_rules! __site {
             $crate::site::SiteKind::$kind,
             $crate::site::SourcePolicy::$($policy)+,
         );
-        $crate::__register_site!($name);
+        $crate::__register!(SITE_REGISTRY, $crate::site::Site, __ERRTRACE_REGISTERED, $name);
     };
 }
 
@@ -94,22 +94,23 @@ macro_rules! __code {
     }};
 }
 
-/// Adds a static site to the link-time registry, so it is listed before it first fires.
+/// Adds the static `$item` (of type `$ty`) to the link-time registry `$slice` (of
+/// `errtrace::__private`), under the name `$reg`, so that it is known before it is first used.
 #[cfg(feature = "registry")]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __register_site {
-    ($name:ident) => {
-        #[$crate::__private::linkme::distributed_slice($crate::__private::SITE_REGISTRY)]
+macro_rules! __register {
+    ($slice:ident, $ty:ty, $reg:ident, $item:ident) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::$slice)]
         #[linkme(crate = $crate::__private::linkme)]
-        static __ERRTRACE_REGISTERED: &'static $crate::site::Site = &$name;
+        static $reg: &'static $ty = &$item;
     };
 }
 
-/// Without the registry a static site is interned when it first fires.
+/// Without the registry a site or fail point becomes known when it is first used.
 #[cfg(not(feature = "registry"))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __register_site {
-    ($name:ident) => {};
+macro_rules! __register {
+    ($slice:ident, $ty:ty, $reg:ident, $item:ident) => {};
 }

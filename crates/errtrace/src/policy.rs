@@ -446,6 +446,17 @@ pub(crate) enum Decision {
     Suppress { closed_missed: u32 },
 }
 
+impl From<Verdict> for Decision {
+    fn from(v: Verdict) -> Decision {
+        let closed_missed = v.closed_missed;
+        if v.emit {
+            Decision::Emit { closed_missed }
+        } else {
+            Decision::Suppress { closed_missed }
+        }
+    }
+}
+
 /// The effective policy of a site's state: its runtime word, else its source policy, else the
 /// code's default class.
 pub(crate) fn effective_state(st: &SiteState, source: SourcePolicy, code: Code) -> Policy {
@@ -472,16 +483,7 @@ pub(crate) fn decide_state(
     use crate::site::flags;
     let f = st.flags.load(Ordering::Acquire);
     let limited = |(burst, interval_ms): (u32, u32)| {
-        let v = ratelimit(&st.log_rate, burst, interval_ms, now_ms);
-        if v.emit {
-            Decision::Emit {
-                closed_missed: v.closed_missed,
-            }
-        } else {
-            Decision::Suppress {
-                closed_missed: v.closed_missed,
-            }
-        }
+        Decision::from(ratelimit(&st.log_rate, burst, interval_ms, now_ms))
     };
     let d = if f & flags::PRINT_OFF != 0 {
         Decision::Suppress { closed_missed: 0 }
@@ -613,16 +615,12 @@ mod decide {
     /// Sites that found the table full share one rate limit.
     fn fallback_decision() -> Decision {
         let (burst, interval_ms) = default_ratelimit();
-        let v = ratelimit(&FALLBACK, burst, interval_ms, crate::platform::now_ms());
-        if v.emit {
-            Decision::Emit {
-                closed_missed: v.closed_missed,
-            }
-        } else {
-            Decision::Suppress {
-                closed_missed: v.closed_missed,
-            }
-        }
+        Decision::from(ratelimit(
+            &FALLBACK,
+            burst,
+            interval_ms,
+            crate::platform::now_ms(),
+        ))
     }
 
     /// Reports a closed window's suppressed count for `site`.
@@ -647,17 +645,15 @@ mod decide {
         });
     }
 
-    /// Runs a log decision for `e` at `site`: emits the message (through `emit`) if the policy
-    /// allows, and marks the error as logged either way.
+    /// Runs a log decision for `e`, which nobody has logged yet, at `site`: emits the message
+    /// if the policy allows, and marks the error as logged either way.
     pub(crate) fn log_at(
         e: &mut Error,
         site: Option<SiteRef>,
         kind: RecordKind,
         message: Option<&dyn crate::sink::ErrorMessage>,
     ) {
-        if e.is_logged() {
-            return;
-        }
+        // The caller (`.log()`) has already seen that `e` was not logged.
         let code = e.code();
         if let Some(s) = site {
             s.state()

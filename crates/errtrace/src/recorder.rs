@@ -69,6 +69,18 @@ pub struct Hop {
     pub message: Option<&'static str>,
 }
 
+impl core::fmt::Display for Hop {
+    /// `src/sensor.rs:88:9 "reading chip id"`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let l = self.location;
+        write!(f, "{}:{}:{}", l.file(), l.line(), l.column())?;
+        if let Some(m) = self.message {
+            write!(f, " \"{m}\"")?;
+        }
+        Ok(())
+    }
+}
+
 struct HopCell {
     loc: AtomicRef<Location<'static>>,
     msg: AtomicStr,
@@ -314,20 +326,17 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
         location: &'static Location<'static>,
         message: Option<&'static str>,
     ) -> u32 {
-        let Some(slot) = self.slot(seq) else { return 0 };
-        let st = slot.state.load(Ordering::Relaxed);
-        if st & OWNER_MASK != tag(seq) | LIVE {
+        if !self.owns(seq) {
             return 0;
         }
-        let count = st & COUNT;
-        if let Some(cell) = self.slots_hop(slot, count) {
-            cell.loc.store(Some(location), Ordering::Relaxed);
-            cell.msg.store(message);
-        }
-        if count < COUNT {
-            slot.state.store(st + 1, Ordering::Release);
-        }
-        count + 1
+        self.hop_owned(seq, location, message)
+    }
+
+    /// Whether `seq` is the live event in its slot.
+    #[inline]
+    fn owns(&self, seq: u32) -> bool {
+        self.slot(seq)
+            .is_some_and(|slot| slot.state.load(Ordering::Relaxed) & OWNER_MASK == tag(seq) | LIVE)
     }
 
     /// [`hop`](Self::hop) on behalf of the error that owns `seq`, without the owner check: a
@@ -368,13 +377,11 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
     }
 
     /// Releases the live event `seq`: its error is gone; the event stays readable until the ring
-    /// wraps over it.
+    /// wraps over it. Does nothing when `seq` does not own its slot.
     #[inline]
     pub fn release(&self, seq: u32) {
-        let Some(slot) = self.slot(seq) else { return };
-        let st = slot.state.load(Ordering::Relaxed);
-        if st & OWNER_MASK == tag(seq) | LIVE {
-            slot.state.store(st & !LIVE, Ordering::Release);
+        if self.owns(seq) {
+            self.release_owned(seq);
         }
     }
 
@@ -584,17 +591,7 @@ pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Res
     }
     out.write_char('\n')?;
     for hop in ev.hops() {
-        write!(
-            out,
-            "    via {}:{}:{}",
-            hop.location.file(),
-            hop.location.line(),
-            hop.location.column()
-        )?;
-        if let Some(m) = hop.message {
-            write!(out, " \"{m}\"")?;
-        }
-        out.write_char('\n')?;
+        writeln!(out, "    via {hop}")?;
     }
     if ev.more_hops() > 0 {
         writeln!(out, "    (+{} more hops)", ev.more_hops())?;

@@ -66,16 +66,7 @@ fn write_body(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
     match e.event() {
         Ok(ev) => {
             for hop in ev.hops() {
-                write!(
-                    f,
-                    "\n{indent}via:    {}:{}:{}",
-                    hop.location.file(),
-                    hop.location.line(),
-                    hop.location.column()
-                )?;
-                if let Some(m) = hop.message {
-                    write!(f, " \"{m}\"")?;
-                }
+                write!(f, "\n{indent}via:    {hop}")?;
             }
             if ev.more_hops() > 0 {
                 write!(f, "\n{indent}(+{} more hops)", ev.more_hops())?;
@@ -132,16 +123,7 @@ impl fmt::Display for TrailLine<'_> {
                         f.write_str(" -> ")?;
                     }
                     first = false;
-                    write!(
-                        f,
-                        "{}:{}:{}",
-                        hop.location.file(),
-                        hop.location.line(),
-                        hop.location.column()
-                    )?;
-                    if let Some(m) = hop.message {
-                        write!(f, " \"{m}\"")?;
-                    }
+                    write!(f, "{hop}")?;
                 }
                 if ev.more_hops() > 0 {
                     write!(f, " (+{} more hops)", ev.more_hops())?;
