@@ -90,7 +90,7 @@ step "tests (default features, incl. doc tests and the guide)" cargo test --work
 step "clippy with every optional feature (log, tracing, defmt, sdt)" \
     cargo clippy -p errtrace --features log,tracing,defmt,sdt --all-targets -- -D warnings
 step "clippy without default features" \
-    cargo clippy -p errtrace --no-default-features --lib -- -D warnings
+    cargo clippy -p errtrace --no-default-features --all-targets -- -D warnings
 step "sink adapters (log, tracing)" \
     cargo test -p errtrace --features log,tracing --test test_sink_log --test test_sink_tracing
 step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps

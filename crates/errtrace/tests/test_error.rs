@@ -85,7 +85,6 @@ fn foreign() -> errtrace::Result<u8> {
     Ok(v)
 }
 
-#[cfg(feature = "std")]
 #[test]
 fn origin_of_foreign_conversions() {
     let _g = ring();
@@ -99,7 +98,12 @@ fn origin_of_foreign_conversions() {
         + 1;
     assert_eq!(e.origin().line, expected);
     e.handled();
+}
 
+#[cfg(feature = "std")]
+#[test]
+fn io_error_conversions() {
+    let _g = ring();
     let io = std::io::Error::from_raw_os_error(13);
     let e: Error = io.into();
     assert_eq!(e.code(), code::EACCES);

@@ -1,7 +1,7 @@
 //! Fault injection: kernel semantics (probability, interval, times), injected errors are ordinary
 //! errors with their origin at the fail point, and the exercise helper.
 
-use errtrace::code::{EIO, ENODEV, ENOMEM};
+use errtrace::code::EIO;
 use errtrace::{control, fail_point, fault, ResultExt};
 use std::sync::Mutex;
 
@@ -94,47 +94,53 @@ fn injected_error_is_ordinary_with_origin_at_the_fail_point() {
     e.handled();
 }
 
-fn open_dev() -> errtrace::Result<u32> {
-    fail_point!("open_dev", ENODEV);
-    Ok(1)
-}
-fn map_regs() -> errtrace::Result<u32> {
-    fail_point!("map_regs", ENOMEM);
-    Ok(2)
-}
-fn probe_ok() -> errtrace::Result<u32> {
-    let a = open_dev()?;
-    let b = map_regs().log("mapping registers")?;
-    Ok(a + b)
-}
-fn probe_forgetful() -> errtrace::Result<u32> {
-    let a = open_dev()?;
-    // Forgets the error of map_regs: the helper catches it.
-    let b = map_regs().unwrap_or(0);
-    Ok(a + b)
-}
-
+/// `fault::exercise` needs `std`.
 #[cfg(feature = "std")]
-#[test]
-fn exercise_forces_every_point_in_turn() {
-    let _g = lock();
-    let outcomes = fault::exercise(|| errtrace::boundary("probe", probe_ok()));
-    let names: Vec<_> = outcomes.iter().map(|o| o.point).collect();
-    assert_eq!(names, ["map_regs", "open_dev"]);
-    for o in &outcomes {
-        assert!(o.injected);
-        assert_eq!(o.dropped_unhandled, 0, "{}", o.point);
-    }
-    assert_eq!(outcomes[0].result, Err(ENOMEM));
-    assert_eq!(outcomes[1].result, Err(ENODEV));
+mod exercise {
+    use super::*;
+    use errtrace::code::{ENODEV, ENOMEM};
 
-    let outcomes = fault::exercise(|| errtrace::boundary("probe", probe_forgetful()));
-    let bad: Vec<_> = outcomes
-        .iter()
-        .filter(|o| o.dropped_unhandled > 0)
-        .map(|o| o.point)
-        .collect();
-    assert_eq!(bad, ["map_regs"]);
+    fn open_dev() -> errtrace::Result<u32> {
+        fail_point!("open_dev", ENODEV);
+        Ok(1)
+    }
+    fn map_regs() -> errtrace::Result<u32> {
+        fail_point!("map_regs", ENOMEM);
+        Ok(2)
+    }
+    fn probe_ok() -> errtrace::Result<u32> {
+        let a = open_dev()?;
+        let b = map_regs().log("mapping registers")?;
+        Ok(a + b)
+    }
+    fn probe_forgetful() -> errtrace::Result<u32> {
+        let a = open_dev()?;
+        // Forgets the error of map_regs: the helper catches it.
+        let b = map_regs().unwrap_or(0);
+        Ok(a + b)
+    }
+
+    #[test]
+    fn exercise_forces_every_point_in_turn() {
+        let _g = lock();
+        let outcomes = fault::exercise(|| errtrace::boundary("probe", probe_ok()));
+        let names: Vec<_> = outcomes.iter().map(|o| o.point).collect();
+        assert_eq!(names, ["map_regs", "open_dev"]);
+        for o in &outcomes {
+            assert!(o.injected);
+            assert_eq!(o.dropped_unhandled, 0, "{}", o.point);
+        }
+        assert_eq!(outcomes[0].result, Err(ENOMEM));
+        assert_eq!(outcomes[1].result, Err(ENODEV));
+
+        let outcomes = fault::exercise(|| errtrace::boundary("probe", probe_forgetful()));
+        let bad: Vec<_> = outcomes
+            .iter()
+            .filter(|o| o.dropped_unhandled > 0)
+            .map(|o| o.point)
+            .collect();
+        assert_eq!(bad, ["map_regs"]);
+    }
 }
 
 #[test]
