@@ -531,26 +531,26 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn contains_log<'a>(&self, exprs: impl IntoIterator<Item = &'a Expr>) -> bool {
-        let mut lf = LogFinder {
-            names: self.names,
-            found: false,
-        };
-        for e in exprs {
-            lf.visit_expr(e);
-            if lf.found {
-                return true;
-            }
-        }
-        false
+        self.any_log(exprs, |lf, e| lf.visit_expr(e))
     }
 
     fn stmts_contain_log(&self, stmts: &[Stmt]) -> bool {
+        self.any_log(stmts, |lf, s| lf.visit_stmt(s))
+    }
+
+    /// Whether any of `items` holds a log call, visiting them in order and stopping at the
+    /// first one that does.
+    fn any_log<'a, T: 'a>(
+        &self,
+        items: impl IntoIterator<Item = &'a T>,
+        visit: impl Fn(&mut LogFinder<'_>, &'a T),
+    ) -> bool {
         let mut lf = LogFinder {
             names: self.names,
             found: false,
         };
-        for s in stmts {
-            lf.visit_stmt(s);
+        for item in items {
+            visit(&mut lf, item);
             if lf.found {
                 return true;
             }
