@@ -52,7 +52,7 @@ install_tools() {
 
 loom() {
     RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 CARGO_TARGET_DIR="$root/target/loom" \
-        cargo test -p errtrace --test loom --release
+        cargo test -p errtrace --lib --release loom_tests
 }
 
 memcheck() {

@@ -2,11 +2,11 @@
 //! return, an `extern "C"` function, `main`). No error leaves silently.
 
 use crate::code::Code;
-use crate::control::flags;
 use crate::error::{Error, Result};
-use crate::policy::{self, Policy};
+use crate::policy::decide;
+use crate::policy::kind::Policy;
 use crate::sink::{self, Level, Record, RecordKind};
-use crate::site::{SiteRef, SITES};
+use crate::site::{flags, Origin, SiteKind};
 use core::panic::Location;
 use core::sync::atomic::Ordering;
 
@@ -63,54 +63,48 @@ pub fn boundary_errno(name: &str, result: Result) -> i32 {
 #[inline(never)]
 fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     let code = e.code();
-    let site = SiteRef::get(SITES.intern_location(loc));
-    if let Some(s) = site {
-        s.set_kind(crate::site::SiteKind::Boundary);
-        s.state()
-            .last_code
-            .store(u32::from(code.get()), Ordering::Relaxed);
+    let site = crate::site::at_location(loc);
+    site.set_kind(SiteKind::Boundary);
+    let st = site.state();
+    let c = u32::from(code.get());
+    if st.last_code.load(Ordering::Relaxed) != c {
+        st.last_code.store(c, Ordering::Relaxed);
     }
     if e.is_logged() {
-        let f = site.map_or(0, |s| s.state().flags.load(Ordering::Relaxed));
+        let f = st.flags.load(Ordering::Relaxed);
         if f & (flags::PRINT_ON | flags::TRAIL) != 0 {
-            sink::emit(&Record {
-                level: Level::Debug,
-                kind: RecordKind::AlreadyReported,
+            let r = Record::new(
+                Level::Debug,
+                RecordKind::AlreadyReported,
                 code,
-                at: crate::site::Origin::from_location(loc),
-                flags: f,
-                error: Some(&e),
-                message: None,
-                suppressed: 0,
-                boundary: Some(name),
-            });
+                Origin::from_location(loc),
+            )
+            .with_flags(f)
+            .with_error(&e)
+            .with_boundary(name);
+            sink::emit(&r);
         }
         e.dispose();
         return code;
     }
     // The origin's class decides whether an unreported error prints here: quiet codes do not.
-    let origin_policy = policy::effective(e.site(), code);
-    let quiet = matches!(origin_policy, Policy::Quiet | Policy::Debug);
-    let emit = if quiet {
-        if let Some(s) = site {
-            s.state().suppressed.fetch_add(1, Ordering::Relaxed);
-        }
+    let origin_policy = decide::effective(e.site(), code);
+    let emit = if matches!(origin_policy, Policy::Quiet | Policy::Debug) {
+        st.suppressed.fetch_add(1, Ordering::Relaxed);
         false
     } else {
-        matches!(policy::decide(site, code), policy::Decision::Emit { .. })
+        decide::decide(site, code).emits()
     };
     if emit {
-        sink::emit(&Record {
-            level: Level::Error,
-            kind: RecordKind::Boundary,
+        let r = Record::new(
+            Level::Error,
+            RecordKind::Boundary,
             code,
-            at: crate::site::Origin::from_location(loc),
-            flags: 0,
-            error: Some(&e),
-            message: None,
-            suppressed: 0,
-            boundary: Some(name),
-        });
+            Origin::from_location(loc),
+        )
+        .with_error(&e)
+        .with_boundary(name);
+        sink::emit(&r);
     }
     e.dispose();
     code

@@ -1,13 +1,15 @@
 //! Build-time capacities.
 //!
-//! Every table errtrace keeps is a fixed-size static, so nothing allocates. The sizes are read at
+//! errtrace's storage is fixed-size statics, zero-initialised (in `.bss`), so nothing allocates.
+//! Static sites (`err!`, `fail_point!`) carry their own state and need no capacity. The sizes are read at
 //! compile time from environment variables, which works under Cargo and under a plain `rustc`
 //! invocation such as the Linux kernel's build (set them in the environment of the build):
 //!
 //! | variable | default | meaning |
 //! |---|---|---|
-//! | `ERRTRACE_SITES` | 4096 | entries in the [site table](crate::site) (max 65535) |
-//! | `ERRTRACE_RECORDER_SLOTS` | 256 | events in the [flight recorder](crate::recorder) (a power of two, max 32768) |
+//! | `ERRTRACE_LOCATION_SITES` | 256 | entries in the pool of [location sites](crate::site) (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
+//! | `ERRTRACE_RECORDER_SLOTS` | 256 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
+//! | `ERRTRACE_RECORDER_SHARDS` | 4 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
 //! | `ERRTRACE_HOPS` | 8 | hops kept per error (1..=64); more are counted as "+N more" |
 //!
 //! A value that is not a number, or is out of range, is a compile-time error.
@@ -15,24 +17,32 @@
 //! # Examples
 //!
 //! ```
-//! assert!(errtrace::config::SITES >= 4096 || option_env!("ERRTRACE_SITES").is_some());
+//! assert!(errtrace::config::LOCATION_SITES >= 1);
 //! assert!(errtrace::config::RECORDER_SLOTS.is_power_of_two());
 //! ```
 
-/// Entries in the site table.
-pub const SITES: usize = parse(option_env!("ERRTRACE_SITES"), 4096);
+/// Entries in the pool of location sites.
+pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), 256);
 /// Events kept by the flight recorder.
 pub const RECORDER_SLOTS: usize = parse(option_env!("ERRTRACE_RECORDER_SLOTS"), 256);
+/// Shards of the flight recorder.
+pub const RECORDER_SHARDS: usize = parse(option_env!("ERRTRACE_RECORDER_SHARDS"), 4);
 /// Hops kept per error.
 pub const HOPS: usize = parse(option_env!("ERRTRACE_HOPS"), 8);
 
 const _: () = assert!(
-    SITES >= 1 && SITES <= 65535,
-    "ERRTRACE_SITES must be in 1..=65535"
+    LOCATION_SITES >= 1 && LOCATION_SITES <= 65535,
+    "ERRTRACE_LOCATION_SITES must be in 1..=65535"
 );
 const _: () = assert!(
-    RECORDER_SLOTS.is_power_of_two() && RECORDER_SLOTS <= 32768,
-    "ERRTRACE_RECORDER_SLOTS must be a power of two, at most 32768"
+    RECORDER_SHARDS.is_power_of_two() && RECORDER_SHARDS <= 64,
+    "ERRTRACE_RECORDER_SHARDS must be a power of two, at most 64"
+);
+const _: () = assert!(
+    RECORDER_SLOTS.is_power_of_two()
+        && RECORDER_SLOTS <= 32768
+        && RECORDER_SLOTS >= RECORDER_SHARDS,
+    "ERRTRACE_RECORDER_SLOTS must be a power of two, at least ERRTRACE_RECORDER_SHARDS, at most 32768"
 );
 const _: () = assert!(HOPS >= 1 && HOPS <= 64, "ERRTRACE_HOPS must be in 1..=64");
 
@@ -50,7 +60,7 @@ const fn parse(value: Option<&str>, default: usize) -> usize {
         if !b.is_ascii_digit() || n > 1_000_000 {
             return 0;
         }
-        n = n * 10 + (*b - b'0') as usize;
+        n = n.wrapping_mul(10).wrapping_add((*b - b'0') as usize);
         bytes = rest;
     }
     n

@@ -56,13 +56,14 @@
 
 pub mod query;
 
-use crate::policy::{self, Policy};
+use crate::policy::kind::Policy;
+use crate::raw::{AppendError, AppendOnlyText};
 use crate::site::SiteRef;
 use core::fmt;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
-pub use query::{Command, FlagOp, QueryError};
+use core::sync::atomic::Ordering;
+pub use query::{Command, QueryError};
 
-pub use crate::site::flags;
+pub use crate::site::{flags, FlagOp};
 
 /// What an input changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,6 +74,9 @@ pub struct Applied {
     pub matched: usize,
     /// Fail-point configurations set by `fail` queries.
     pub fail_points: usize,
+    /// Whether the input stands for sites that appear later (false when the
+    /// [`STANDING_BYTES`] of standing queries are used up: it applied to the sites present).
+    pub standing: bool,
 }
 
 impl fmt::Display for Applied {
@@ -97,6 +101,8 @@ impl fmt::Display for Applied {
 ///
 /// [`QueryError`], naming the line, column and what was expected.
 pub fn apply(input: &str) -> Result<Applied, QueryError> {
+    #[cfg(feature = "std")]
+    init_from_env();
     // Validate everything first: nothing is applied unless the whole input parses.
     let queries = query::parse(input, |_| {})?;
     let mut applied = Applied {
@@ -105,7 +111,7 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
     };
     // Remember first, then apply: a site that appears meanwhile gets the query from the
     // standing text (applying twice is harmless: every action is idempotent).
-    remember(input);
+    applied.standing = remember(input);
     let mut fail_err = None;
     let _ = query::parse(input, |c| match c {
         Command::Site(q) => {
@@ -178,17 +184,10 @@ pub fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
 fn act(q: &query::SiteQuery, site: SiteRef) {
     let st = site.state();
     if let Some((op, bits)) = q.flags {
-        st.update_flags(
-            match op {
-                FlagOp::Add => crate::site::FlagChange::Add,
-                FlagOp::Remove => crate::site::FlagChange::Remove,
-                FlagOp::Set => crate::site::FlagChange::Set,
-            },
-            bits,
-        );
+        st.update_flags(op, bits);
     }
     if let Some(p) = q.policy {
-        st.policy.store(policy::encode(p), Ordering::Release);
+        st.policy.store(p.to_word(), Ordering::Release);
     }
 }
 
@@ -201,6 +200,8 @@ fn act(q: &query::SiteQuery, site: SiteRef) {
 ///
 /// The writer's error.
 pub fn list(out: &mut dyn fmt::Write) -> fmt::Result {
+    #[cfg(feature = "std")]
+    init_from_env();
     register_all();
     for s in crate::site::all() {
         write_site(out, s)?;
@@ -213,7 +214,7 @@ pub fn list(out: &mut dyn fmt::Write) -> fmt::Result {
 pub fn register_all() {
     #[cfg(feature = "registry")]
     for site in crate::__private::SITE_REGISTRY {
-        site.index();
+        site.get();
     }
 }
 
@@ -242,11 +243,10 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
     )?;
     let code = site.last_code();
     let pol = match code {
-        Some(c) => Some(policy::effective(Some(site), c)),
+        Some(c) => Some(crate::policy::decide::effective(Some(site), c)),
         None => {
-            let st = site.state();
-            let w = st.policy.load(Ordering::Relaxed);
-            policy::decode(w).or_else(|| policy::from_source(site.source_policy()))
+            let w = site.state().policy.load(Ordering::Relaxed);
+            Policy::from_word(w).or(site.source_policy())
         }
     };
     let f = site.state().flags.load(Ordering::Relaxed);
@@ -301,115 +301,54 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
 
 // ---- standing queries: applied again to sites that appear later ----
 
-/// How many bytes of past queries are kept for sites that appear later.
+/// How many bytes of queries stand for sites that appear later.
 pub const STANDING_BYTES: usize = 1024;
 
-static STANDING: [AtomicU8; STANDING_BYTES] = [const { AtomicU8::new(0) }; STANDING_BYTES];
-static STANDING_LEN: AtomicU32 = AtomicU32::new(0);
-/// Even: stable; odd: being written.
-static STANDING_SEQ: AtomicU32 = AtomicU32::new(0);
-static STANDING_WRITER: AtomicBool = AtomicBool::new(false);
+static STANDING: AppendOnlyText<STANDING_BYTES> = AppendOnlyText::new();
 
-/// Appends a validated input to the standing text, dropping the oldest queries if needed.
-fn remember(input: &str) {
+/// Keeps a validated input for sites that appear later; false when there is no room.
+fn remember(input: &str) -> bool {
     let input = input.trim();
-    if input.is_empty() || input.len() >= STANDING_BYTES {
-        return;
+    if input.is_empty() {
+        return true;
     }
-    // Writers are rare (control changes): spin between themselves only.
-    while STANDING_WRITER
-        .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-        .is_err()
-    {
-        core::hint::spin_loop();
-    }
-    let mut buf = [0u8; STANDING_BYTES];
-    let old_len = (STANDING_LEN.load(Ordering::Relaxed) as usize).min(STANDING_BYTES);
-    for (b, cell) in buf.iter_mut().zip(STANDING.iter()).take(old_len) {
-        *b = cell.load(Ordering::Relaxed);
-    }
-    // Drop whole old queries from the front until the new one fits (with a separator).
-    let need = input.len() + 1;
-    let mut start = 0;
-    while old_len - start + need > STANDING_BYTES {
-        match buf
-            .get(start..old_len)
-            .and_then(|s| s.iter().position(|b| *b == b'\n'))
-        {
-            Some(i) => start += i + 1,
-            None => start = old_len,
+    crate::site::set_appeared_hook(on_new_site);
+    // Control writers are rare; one that finds another appending retries a bounded number of
+    // times (control is never on an error path).
+    for _ in 0..1000 {
+        match STANDING.append(input, b'\n') {
+            Ok(()) => return true,
+            Err(AppendError::Full) => return false,
+            Err(AppendError::Busy) => core::hint::spin_loop(),
         }
     }
-    let kept = old_len - start;
-    STANDING_SEQ.fetch_add(1, Ordering::AcqRel);
-    core::sync::atomic::fence(Ordering::Release);
-    let new_bytes = buf
-        .iter()
-        .skip(start)
-        .take(kept)
-        .copied()
-        .chain(input.bytes())
-        .chain(core::iter::once(b'\n'));
-    let mut len = 0;
-    for (cell, b) in STANDING.iter().zip(new_bytes) {
-        cell.store(b, Ordering::Relaxed);
-        len += 1;
-    }
-    STANDING_LEN.store(len as u32, Ordering::Relaxed);
-    STANDING_SEQ.fetch_add(1, Ordering::Release);
-    STANDING_WRITER.store(false, Ordering::Release);
+    false
 }
 
-/// Applies the standing queries to a site that just appeared. Does not take a lock: it re-reads
-/// while a writer is busy (a writer copies at most 1 KiB), and gives up for this site only
-/// after many attempts.
-pub(crate) fn on_new_site(index: u32) {
-    #[cfg(feature = "std")]
-    init_from_env();
-    let Some(site) = SiteRef::get(index) else {
-        return;
-    };
-    if STANDING_LEN.load(Ordering::Acquire) == 0 {
-        return;
-    }
-    let mut buf = [0u8; STANDING_BYTES];
-    for _ in 0..10_000 {
-        let s1 = STANDING_SEQ.load(Ordering::Acquire);
-        if s1 % 2 == 1 {
-            core::hint::spin_loop();
-            continue;
-        }
-        let len = (STANDING_LEN.load(Ordering::Relaxed) as usize).min(STANDING_BYTES);
-        for (b, cell) in buf.iter_mut().zip(STANDING.iter()).take(len) {
-            *b = cell.load(Ordering::Relaxed);
-        }
-        core::sync::atomic::fence(Ordering::Acquire);
-        if STANDING_SEQ.load(Ordering::Relaxed) != s1 {
-            continue;
-        }
-        let Some(text) = buf.get(..len).and_then(|b| core::str::from_utf8(b).ok()) else {
-            return;
-        };
-        let _ = query::parse(text, |c| {
-            if let Command::Site(q) = c {
-                if matches(&q, site) {
-                    act(&q, site);
-                }
+/// Applies the standing queries to a site that just appeared (the hook the site list calls).
+/// Reads the standing text in place (it only grows, so no copy and no retry): a query being
+/// stored at the same moment is applied to this site by its writer, which walks the list after
+/// storing it.
+fn on_new_site(site: SiteRef) {
+    let _ = query::parse(STANDING.get(), |c| {
+        if let Command::Site(q) = c {
+            if matches(&q, site) {
+                act(&q, site);
             }
-        });
-        return;
-    }
+        }
+    });
 }
 
 /// With `std`: applies the `ERRTRACE` environment variable and the file named by
-/// `ERRTRACE_FILE`, once per process (later calls do nothing). Called automatically when the
-/// first site appears; call it at start-up to see the errors it reports.
+/// `ERRTRACE_FILE`, once per process (later calls do nothing). The first [`apply`] or [`list`]
+/// calls it; call it (or [`crate::init`]) at start-up so that the queries stand before the
+/// first error. Making an error never reads the environment or a file.
 ///
 /// Returns the first problem met, if any: an unreadable file or a bad query (also printed to
 /// stderr).
 #[cfg(feature = "std")]
 pub fn init_from_env() -> Option<std::string::String> {
-    static DONE: AtomicBool = AtomicBool::new(false);
+    static DONE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
     if DONE.swap(true, Ordering::AcqRel) {
         return None;
     }

@@ -1,23 +1,21 @@
-//! The error value: an errno that knows where it was made and which way it went.
+//! The error value: an errno that knows where it was made and which way it went. Value layer:
+//! the type, its bits and what can be read from them alone. Making errors, hops and their end
+//! are in `lifecycle.rs` (storage layer); reports in `report.rs`; `Drop` in `emit.rs`.
 
-use crate::code::{Code, InvalidErrno};
-use crate::recorder::{Event, Missing, NewEvent, RECORDER};
-use crate::site::{Origin, Site, SiteRef, SITES};
-use core::mem::ManuallyDrop;
+use crate::code::Code;
 use core::num::NonZeroU64;
-use core::panic::Location;
 
 /// `core::result::Result` with errtrace's [`Error`], defaulting to `()` like the kernel's.
 pub type Result<T = (), E = Error> = core::result::Result<T, E>;
 
-const CODE_MASK: u64 = 0xFFF;
+pub(crate) const CODE_MASK: u64 = 0xFFF;
 /// A log decision was made for this error (printed, or held back by its policy): nobody prints it
 /// again, and dropping it is not "unhandled".
-const LOGGED: u64 = 1 << 12;
+pub(crate) const LOGGED: u64 = 1 << 12;
 /// The recorder had no free slot: `seq` is meaningless.
-const UNRECORDED: u64 = 1 << 13;
-const SITE_SHIFT: u32 = 16;
-const SEQ_SHIFT: u32 = 32;
+pub(crate) const UNRECORDED: u64 = 1 << 13;
+pub(crate) const SITE_SHIFT: u32 = 16;
+pub(crate) const SEQ_SHIFT: u32 = 32;
 
 /// An errno with its origin and its trail, in 8 bytes.
 ///
@@ -38,8 +36,8 @@ const SEQ_SHIFT: u32 = 32;
 ///
 /// # Invariants
 ///
-/// Bits 0..12 hold a valid [`Code`] (so the value is never zero); bits 16..32 hold the 1-based
-/// site index (0: the site table was full); bits 32..64 the recorder sequence number, whose slot
+/// Bits 0..12 hold a valid [`Code`] (so the value is never zero); bits 16..32 hold the origin
+/// site's id (0: beyond the 65535th site); bits 32..64 the recorder sequence number, whose slot
 /// this error owns while it is live (unless `UNRECORDED` is set).
 ///
 /// # Examples
@@ -70,7 +68,7 @@ const SEQ_SHIFT: u32 = 32;
 /// ```
 #[repr(transparent)]
 #[must_use = "an errtrace::Error warns when dropped unhandled"]
-pub struct Error(NonZeroU64);
+pub struct Error(pub(crate) NonZeroU64);
 
 const _: () = assert!(core::mem::size_of::<Error>() == 8);
 const _: () = assert!(core::mem::size_of::<Option<Error>>() == 8);
@@ -78,101 +76,6 @@ const _: () = assert!(core::mem::size_of::<Result<(), Error>>() == 8);
 const _: () = assert!(core::mem::size_of::<Result<u64, Error>>() == 16);
 
 impl Error {
-    /// Makes an error with `code`, recording the caller's location as its origin.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let e = errtrace::Error::new(errtrace::code::ENOMEM);
-    /// assert_eq!(e.origin().line, line!() - 1);
-    /// e.handled();
-    /// ```
-    #[track_caller]
-    #[inline]
-    pub fn new(code: Code) -> Error {
-        Error::at_location(code, Location::caller())
-    }
-
-    /// Makes an error from an errno in the kernel's negative convention or positive.
-    ///
-    /// # Errors
-    ///
-    /// [`InvalidErrno`] for 0 or a magnitude above 4095: never silently `EINVAL`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use errtrace::{code, Error};
-    /// let e = Error::from_errno(-5).unwrap();
-    /// assert_eq!(e.code(), code::EIO);
-    /// e.handled();
-    /// assert!(Error::from_errno(0).is_err());
-    /// ```
-    #[track_caller]
-    #[inline]
-    pub fn from_errno(errno: i32) -> core::result::Result<Error, InvalidErrno> {
-        let code = Code::from_errno(errno)?;
-        Ok(Error::at_location(code, Location::caller()))
-    }
-
-    /// Makes an error whose origin is `loc`.
-    #[inline]
-    pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
-        let site = SITES.intern_location(loc);
-        Error::make(code, site, Some(loc), None)
-    }
-
-    /// Used by the macros: makes an error at a static site.
-    #[doc(hidden)]
-    #[inline]
-    pub fn __at_site(site: &'static Site, code: Code) -> Error {
-        let index = site.index();
-        Error::make(code, index, None, Some(site))
-    }
-
-    #[inline]
-    fn make(
-        code: Code,
-        site: u32,
-        loc: Option<&'static Location<'static>>,
-        static_site: Option<&'static Site>,
-    ) -> Error {
-        if let Some(e) = SITES.entry(site) {
-            e.state
-                .created
-                .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-            e.state
-                .last_code
-                .store(u32::from(code.get()), core::sync::atomic::Ordering::Relaxed);
-        }
-        let (loc, static_site) = if site == 0 {
-            (loc, static_site)
-        } else {
-            (None, None)
-        };
-        let claimed = RECORDER.claim(NewEvent {
-            code,
-            site,
-            location: loc,
-            static_site,
-            cpu: crate::platform::cpu_id(),
-        });
-        let (seq, flags) = match claimed {
-            Some(seq) => (seq, 0),
-            None => (0, UNRECORDED),
-        };
-        crate::probe::error(code, site, seq);
-        let bits = u64::from(code.get())
-            | flags
-            | (u64::from(site) << SITE_SHIFT)
-            | (u64::from(seq) << SEQ_SHIFT);
-        match NonZeroU64::new(bits) {
-            Some(v) => Error(v),
-            // Unreachable: a Code is never 0.
-            None => Error(NonZeroU64::MIN),
-        }
-    }
-
     /// The errno code.
     #[inline]
     pub fn code(&self) -> Code {
@@ -218,212 +121,15 @@ impl Error {
         ((self.0.get() >> SITE_SHIFT) & 0xFFFF) as u32
     }
 
-    /// The origin's entry in the site table (`None` when the table was full).
-    pub fn site(&self) -> Option<SiteRef> {
-        SiteRef::get(self.site_index())
-    }
-
-    /// Where the error was made.
-    ///
-    /// Known for every error: from the site table, or (when the table was full) from the
-    /// recorder's event, which this error owns as long as it exists. Only when both tables were
-    /// full is it `<unknown>`.
-    pub fn origin(&self) -> Origin {
-        if let Some(o) = SITES.origin(self.site_index()) {
-            return o;
-        }
-        if let Ok(ev) = self.event() {
-            if let Some(o) = ev.fallback_origin() {
-                return o;
-            }
-        }
-        Origin {
-            file: "<unknown: site table and recorder full>",
-            line: 0,
-            column: 0,
-            module: None,
-            function: None,
-            format: None,
-        }
-    }
-
-    /// This error's event in the flight recorder: its trail.
-    ///
-    /// # Errors
-    ///
-    /// [`Missing::Unrecorded`] when the recorder had no free slot when the error was made.
-    pub fn event(&self) -> core::result::Result<Event, Missing> {
-        match self.seq() {
-            Some(seq) => RECORDER.read(seq),
-            None => Err(Missing::Unrecorded),
-        }
-    }
-
-    /// Whether a log decision was made for this error (it was printed, or held back by its
-    /// policy). Such an error is not printed again and does not warn when dropped.
-    pub fn is_logged(&self) -> bool {
-        let bits = self.0.get();
-        bits & LOGGED != 0
-            || (bits & UNRECORDED == 0 && RECORDER.is_reported((bits >> SEQ_SHIFT) as u32))
-    }
-
-    /// Marks the error as reported (its report was formatted).
-    pub(crate) fn mark_reported(&self) {
-        let bits = self.0.get();
-        if bits & (UNRECORDED | LOGGED) == 0 {
-            RECORDER.mark_reported((bits >> SEQ_SHIFT) as u32);
-        }
-    }
-
     #[inline]
     pub(crate) fn mark_logged(&mut self) {
         self.set_bits(LOGGED);
     }
 
     #[inline]
-    fn set_bits(&mut self, bits: u64) {
+    pub(crate) fn set_bits(&mut self, bits: u64) {
         if let Some(v) = NonZeroU64::new(self.0.get() | bits) {
             self.0 = v;
-        }
-    }
-
-    /// Records a hop at the caller's location.
-    #[track_caller]
-    #[inline]
-    pub fn hop(&mut self) {
-        self.hop_at(Location::caller(), None)
-    }
-
-    /// `hop_at(location, None)` out of line, for `#[trace]`: the error travels by value in a
-    /// register, so the caller's success path neither spills the result nor keeps the hop's
-    /// bookkeeping in registers.
-    #[inline(always)]
-    pub(crate) fn hopped_out_of_line(self, location: &'static Location<'static>) -> Error {
-        let this = ManuallyDrop::new(self);
-        Error(hop_bits(this.0, location))
-    }
-
-    /// Records a hop at `location` with an optional static message.
-    #[inline]
-    pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
-        let bits = self.0.get();
-        if bits & UNRECORDED != 0 {
-            return;
-        }
-        let seq = (bits >> SEQ_SHIFT) as u32;
-        let n = RECORDER.hop_owned(seq, location, message);
-        crate::probe::hop(self.code(), self.site_index(), seq, location);
-        // The first hop of this error (the count saturates, never wraps back to 1).
-        if n == 1 {
-            if let Some(e) = SITES.entry(self.site_index()) {
-                e.state
-                    .propagated
-                    .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
-            }
-        }
-    }
-
-    /// Consumes the error without any message: it was dealt with.
-    ///
-    /// Dropping an `Error` that was neither handled nor logged warns. These count as handled and
-    /// never warn:
-    ///
-    /// - propagating it (`?`, `return Err(e)`): moving is not dropping;
-    /// - [`handled`](Error::handled), [`ignore`](Error::ignore) with a reason;
-    /// - [`into_code`](Error::into_code) (to `match` on the code), [`recover`](Error::recover);
-    /// - logging it ([`err!`](crate::err) with a message, [`ResultExt::log`](crate::ResultExt::log),
-    ///   [`ResultExt::log_with`](crate::ResultExt::log_with), [`ResultExt::or_log`](crate::ResultExt::or_log)),
-    ///   even when its policy held the message back;
-    /// - returning it through a [`boundary`](crate::boundary()), which reports it if nobody did;
-    /// - [`ResultExt::handled_ok`](crate::ResultExt::handled_ok), the explicit form of `.ok()`.
-    ///
-    /// These are forgetful and do warn: `let _ = f();`, `f().ok();`, `if let Ok(x) = f() {…}`
-    /// with no `else`, `drop(e)`, a `match` arm `Err(_) => {}`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use errtrace::{code::EAGAIN, Error};
-    /// let e = Error::new(EAGAIN);
-    /// e.handled(); // no warning
-    /// ```
-    #[inline]
-    pub fn handled(self) {
-        self.dispose();
-    }
-
-    /// Consumes the error on purpose, saying why (the reason is for the reader of the code; it
-    /// is not printed).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let e = errtrace::err!(EBUSY);
-    /// e.ignore("the device is polled again on the next tick");
-    /// ```
-    #[inline]
-    pub fn ignore(self, reason: &'static str) {
-        let _ = reason;
-        self.dispose();
-    }
-
-    /// Consumes the error and returns its code, to `match` on it (this handles the error).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use errtrace::code::{EAGAIN, EIO};
-    /// let e = errtrace::Error::new(EAGAIN);
-    /// let retry = match e.into_code() {
-    ///     EAGAIN => true,
-    ///     _ => false,
-    /// };
-    /// assert!(retry);
-    /// ```
-    #[inline]
-    pub fn into_code(self) -> Code {
-        let c = self.code();
-        self.dispose();
-        c
-    }
-
-    /// Handles the error if it has `code`; otherwise gives it back (to propagate with `?`).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use errtrace::{code::{EAGAIN, EIO}, Error};
-    /// fn poll(e: Error) -> errtrace::Result<bool> {
-    ///     e.recover(EAGAIN)?;
-    ///     Ok(false)
-    /// }
-    /// assert_eq!(poll(Error::new(EAGAIN)).ok(), Some(false));
-    /// let other = poll(Error::new(EIO)).unwrap_err();
-    /// assert_eq!(other.code(), EIO);
-    /// other.handled();
-    /// ```
-    #[inline]
-    pub fn recover(self, code: Code) -> Result<()> {
-        if self.is(code) {
-            self.dispose();
-            Ok(())
-        } else {
-            Err(self)
-        }
-    }
-
-    /// Ends the error's life without the unhandled check: releases its recorder slot.
-    #[inline]
-    pub(crate) fn dispose(self) {
-        let this = ManuallyDrop::new(self);
-        this.release();
-    }
-
-    #[inline]
-    fn release(&self) {
-        let bits = self.0.get();
-        if bits & UNRECORDED == 0 {
-            RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
         }
     }
 
@@ -431,33 +137,6 @@ impl Error {
     #[doc(hidden)]
     pub fn __bits(&self) -> u64 {
         self.0.get()
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU64 {
-    let mut e = ManuallyDrop::new(Error(bits));
-    e.hop_at(location, None);
-    e.0
-}
-
-impl Drop for Error {
-    #[inline]
-    fn drop(&mut self) {
-        if self.0.get() & LOGGED == 0 {
-            crate::policy::unhandled_drop(self);
-        }
-        self.release();
-    }
-}
-
-impl From<Code> for Error {
-    /// `Err(EINVAL)?` makes an error whose origin is the `?`.
-    #[track_caller]
-    #[inline]
-    fn from(code: Code) -> Error {
-        Error::new(code)
     }
 }
 

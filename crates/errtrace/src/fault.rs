@@ -38,7 +38,8 @@ use crate::code::Code;
 use crate::control::query::{FailQuery, Pattern, QueryError};
 use crate::error::Error;
 use crate::raw::AtomicRef;
-use crate::site::Site;
+use crate::sink::{Level, Record, RecordKind};
+use crate::site::{Origin, Site};
 use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 
 const UNKNOWN: u32 = 0;
@@ -53,6 +54,9 @@ pub struct FailPoint {
     site: &'static Site,
     state: AtomicU32,
     hits: AtomicU32,
+    /// 0 until the first user claims linking it into [`POINTS`], then 1.
+    linked: AtomicU32,
+    next: AtomicRef<FailPoint>,
 }
 
 impl FailPoint {
@@ -64,6 +68,8 @@ impl FailPoint {
             site,
             state: AtomicU32::new(UNKNOWN),
             hits: AtomicU32::new(0),
+            linked: AtomicU32::new(0),
+            next: AtomicRef::none(),
         }
     }
 
@@ -88,17 +94,14 @@ impl FailPoint {
         let slot = find_config(self.name)?;
         let code = slot.decide()?.unwrap_or(self.code);
         let e = Error::__at_site(self.site, code);
-        crate::sink::emit(&crate::sink::Record {
-            level: crate::sink::Level::Warning,
-            kind: crate::sink::RecordKind::Injected,
+        let r = Record::new(
+            Level::Warning,
+            RecordKind::Injected,
             code,
-            at: crate::site::Origin::from_site(self.site),
-            flags: 0,
-            error: Some(&e),
-            message: None,
-            suppressed: 0,
-            boundary: None,
-        });
+            Origin::from_site(self.site),
+        )
+        .with_error(&e);
+        crate::sink::emit(&r);
         Some(e)
     }
 
@@ -131,7 +134,12 @@ macro_rules! fail_point {
         $crate::fail_point!($name, EIO)
     };
     ($name:literal, $code:expr) => {{
-        $crate::__site!(__ERRTRACE_FP_SITE, FailPoint, [Default], $name);
+        $crate::__site!(
+            __ERRTRACE_FP_SITE,
+            FailPoint,
+            [::core::option::Option::None],
+            $name
+        );
         static __ERRTRACE_FP: $crate::fault::FailPoint =
             $crate::fault::FailPoint::new($name, $crate::__code!($code), &__ERRTRACE_FP_SITE);
         $crate::__register!(
@@ -150,27 +158,35 @@ macro_rules! fail_point {
 
 // ---- registered points ----
 
-/// How many fail points are tracked (more are still checked, but only on first use).
-pub const MAX_POINTS: usize = 256;
-static POINTS: [AtomicRef<FailPoint>; MAX_POINTS] = [const { AtomicRef::none() }; MAX_POINTS];
-static POINT_COUNT: AtomicU32 = AtomicU32::new(0);
+/// Every fail point reached (or listed) so far: an intrusive list, newest first, as the sites'.
+static POINTS: AtomicRef<FailPoint> = AtomicRef::none();
 
+/// Links `p` into [`POINTS`], once (the first caller links; others go on without waiting).
 fn register(p: &'static FailPoint) {
-    if points().any(|q| core::ptr::eq(q, p)) {
+    if p.linked
+        .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed)
+        .is_err()
+    {
         return;
     }
-    let i = POINT_COUNT.fetch_add(1, Ordering::AcqRel) as usize;
-    if let Some(cell) = POINTS.get(i) {
-        cell.store(Some(p), Ordering::Release);
+    let mut head = POINTS.load(Ordering::Relaxed);
+    loop {
+        p.next.store(head, Ordering::Relaxed);
+        // A failed swap means another point was linked: at most one retry per point.
+        match POINTS.compare_exchange(head, Some(p)) {
+            Ok(()) => return,
+            Err(now) => head = now,
+        }
     }
 }
 
 fn points() -> impl Iterator<Item = &'static FailPoint> {
-    let n = (POINT_COUNT.load(Ordering::Acquire) as usize).min(MAX_POINTS);
-    POINTS
-        .iter()
-        .take(n)
-        .filter_map(|c| c.load(Ordering::Acquire))
+    let mut cur = POINTS.load(Ordering::SeqCst);
+    core::iter::from_fn(move || {
+        let p = cur?;
+        cur = p.next.load(Ordering::Acquire);
+        Some(p)
+    })
 }
 
 fn register_statics() {
@@ -283,7 +299,7 @@ impl Config {
                 .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
                     let t = t as i32;
                     if t > 0 {
-                        Some((t - 1) as u32)
+                        Some(t.wrapping_sub(1) as u32)
                     } else {
                         None
                     }
@@ -382,18 +398,16 @@ pub fn set_seed(seed: u32) {
     RNG.store(seed.max(1), Ordering::Relaxed);
 }
 
+/// A draw in `0..100`: a counter stepped by the golden ratio (one atomic add, wait-free), then
+/// mixed (the 32-bit finaliser of MurmurHash3).
 fn random_below_100() -> u32 {
-    let mut x = RNG.load(Ordering::Relaxed);
-    loop {
-        let mut y = x;
-        y ^= y << 13;
-        y ^= y >> 17;
-        y ^= y << 5;
-        match RNG.compare_exchange_weak(x, y, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => return y % 100,
-            Err(now) => x = now,
-        }
-    }
+    let mut x = RNG.fetch_add(0x9E37_79B9, Ordering::Relaxed);
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85EB_CA6B);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xC2B2_AE35);
+    x ^= x >> 16;
+    x % 100
 }
 
 // ---- the test helper ----

@@ -49,14 +49,15 @@
 //! - [`policy`]: who logs, how often (`always`, `once`, rate limits, `quiet`, `debug`), the
 //!   default class of each code; [`boundary()`] where errors leave; dropped-unhandled warnings.
 //! - [`sink`]: where records go (stderr, `log`, `tracing`, `defmt`, your own, a test capture).
-//! - [`site`], [`recorder`]: the site table with counters, the flight recorder.
+//! - [`site`], [`recorder`]: sites with their counters, the flight recorder.
 //! - [`control`]: dynamic_debug-style runtime control; [`fault`]: fault injection;
 //!   [`probe`]: SDT probes for tracers.
 //! - [`platform`]: clock and CPU-id hooks; [`config`]: build-time capacities.
 //!
 //! # `no_std`
 //!
-//! The crate is `#![no_std]` and never allocates: every table is a fixed-size static. Turn off
+//! The crate is `#![no_std]` and never allocates: static sites carry their own state, and the
+//! rest is fixed-size, zero-initialised statics. Turn off
 //! default features for `no_std`; install a [`sink`] (and a [clock](platform::set_clock) for
 //! time-based rate limits). The Linux kernel glue in the repository's `kernel/` does exactly that.
 //!
@@ -93,8 +94,23 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
-// Under `--cfg loom` only the lock-free core is built (the recorder, the site table, the rate
-// limiter), with loom's atomics, for the model-checking tests in `tests/loom.rs`.
+// The layers, each importing only from the ones below it (checked by `tests/test_layers.rs`):
+//
+//   control/boundary  control, control/query, fault, boundary, trail, interop, macros
+//          |          (and this file and `policy.rs`: the public facade)
+//   emission          emit (logging, Drop), sink, report
+//          |
+//   decision          policy/decide, policy/classes, policy/ratelimit
+//          |
+//   storage           site, recorder, lifecycle (making errors, hops, their end), probe
+//          |
+//   value             error, code, errno_table, policy/kind, config, platform, sync, raw
+//
+// A lower layer that must call up does it through a hook the upper one installs (a site
+// appearing calls control's standing queries through `site::set_appeared_hook`).
+//
+// Under `--cfg loom` only the lock-free storage and decision code is built, with loom's atomics,
+// for the model-checking tests inside those modules.
 #[cfg(not(loom))]
 mod boundary;
 pub mod code;
@@ -102,11 +118,15 @@ pub mod config;
 #[cfg(not(loom))]
 pub mod control;
 #[cfg(not(loom))]
+mod emit;
+#[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
 pub mod fault;
 #[cfg(not(loom))]
 mod interop;
+#[cfg(not(loom))]
+mod lifecycle;
 mod macros;
 pub mod platform;
 pub mod policy;
@@ -131,6 +151,23 @@ pub use error::{Error, Result};
 pub use report::Report;
 #[cfg(not(loom))]
 pub use trail::{IntoErrtrace, ResultExt};
+
+/// Reads the start-up configuration: with `std`, the `ERRTRACE` environment variable and the
+/// file named by `ERRTRACE_FILE` ([`control::init_from_env`]), once per process. Making an error
+/// never reads the environment or a file; call this at start-up so their queries stand before
+/// the first error (the first [`control::apply`] or [`control::list`] calls it too). Without
+/// `std` it does nothing.
+///
+/// # Examples
+///
+/// ```
+/// errtrace::init();
+/// ```
+#[cfg(not(loom))]
+pub fn init() {
+    #[cfg(feature = "std")]
+    let _ = control::init_from_env();
+}
 
 /// Rewrites every `?` in a function's body so that each records a hop at its location (zero
 /// cost on the success path). Only the function's own body: `?` inside nested closures,
@@ -197,7 +234,7 @@ pub mod __private {
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
-        if !crate::policy::quiet_fast_path(e, site) {
+        if !crate::emit::quiet_fast_path(e, site) {
             log_created_slow(e, site, args)
         }
     }
@@ -208,6 +245,6 @@ pub mod __private {
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
-        crate::policy::log_created(e, site, args)
+        crate::emit::log_created(e, site, args)
     }
 }

@@ -37,14 +37,25 @@
 /// ```
 #[macro_export]
 macro_rules! err {
-    (always, $($rest:tt)+) => { $crate::__err_impl!([Always]; $($rest)+) };
-    (once, $($rest:tt)+) => { $crate::__err_impl!([Once]; $($rest)+) };
-    (quiet, $($rest:tt)+) => { $crate::__err_impl!([Quiet]; $($rest)+) };
-    (debug, $($rest:tt)+) => { $crate::__err_impl!([Debug]; $($rest)+) };
-    (ratelimit($burst:expr, $interval_ms:expr), $($rest:tt)+) => {
-        $crate::__err_impl!([RateLimited($burst, $interval_ms)]; $($rest)+)
+    (always, $($rest:tt)+) => {
+        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::Always)]; $($rest)+)
     };
-    ($($rest:tt)+) => { $crate::__err_impl!([Default]; $($rest)+) };
+    (once, $($rest:tt)+) => {
+        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::Once)]; $($rest)+)
+    };
+    (quiet, $($rest:tt)+) => {
+        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::Quiet)]; $($rest)+)
+    };
+    (debug, $($rest:tt)+) => {
+        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::Debug)]; $($rest)+)
+    };
+    (ratelimit($burst:expr, $interval_ms:expr), $($rest:tt)+) => {
+        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::RateLimited {
+            burst: $burst,
+            interval_ms: $interval_ms,
+        })]; $($rest)+)
+    };
+    ($($rest:tt)+) => { $crate::__err_impl!([::core::option::Option::None]; $($rest)+) };
 }
 
 #[doc(hidden)]
@@ -76,7 +87,7 @@ macro_rules! __site {
             || ::core::any::type_name_of_val(&__errtrace_here),
             $fmt,
             $crate::site::SiteKind::$kind,
-            $crate::site::SourcePolicy::$($policy)+,
+            $($policy)+,
         );
         $crate::__register!(SITE_REGISTRY, $crate::site::Site, __ERRTRACE_REGISTERED, $name);
     };

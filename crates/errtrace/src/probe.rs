@@ -20,21 +20,20 @@
 //! Without the feature the functions below compile to nothing.
 
 use crate::code::Code;
+use crate::site::SiteRef;
 use core::panic::Location;
 
 #[cfg(all(feature = "sdt", not(loom)))]
 #[inline(always)]
-pub(crate) fn error(code: Code, site: u32, seq: u32) {
-    let (file, line) = match crate::site::SITES.origin(site) {
-        Some(o) => (o.file.as_ptr(), o.line),
-        None => (core::ptr::null(), 0),
-    };
-    probe::probe!(errtrace, error, code.get(), site, seq, file, line);
+pub(crate) fn error(code: Code, site: SiteRef, id: u32, seq: u32) {
+    let o = site.origin();
+    let (file, line) = (o.file.as_ptr(), o.line);
+    probe::probe!(errtrace, error, code.get(), id, seq, file, line);
 }
 
 #[cfg(not(all(feature = "sdt", not(loom))))]
 #[inline(always)]
-pub(crate) fn error(_code: Code, _site: u32, _seq: u32) {}
+pub(crate) fn error(_code: Code, _site: SiteRef, _id: u32, _seq: u32) {}
 
 #[cfg(all(feature = "sdt", not(loom)))]
 #[inline(always)]

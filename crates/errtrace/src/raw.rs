@@ -16,11 +16,11 @@ use core::mem::MaybeUninit;
 /// # Invariants
 ///
 /// `ptr` is null or was obtained from a `&'static T`.
-pub(crate) struct AtomicRef<T: 'static> {
+pub(crate) struct AtomicRef<T: Sync + 'static> {
     ptr: AtomicPtr<T>,
 }
 
-impl<T: 'static> AtomicRef<T> {
+impl<T: Sync + 'static> AtomicRef<T> {
     #[cfg(not(loom))]
     pub(crate) const fn none() -> Self {
         AtomicRef {
@@ -42,6 +42,29 @@ impl<T: 'static> AtomicRef<T> {
             None => core::ptr::null_mut(),
         };
         self.ptr.store(p, order);
+    }
+
+    /// Replaces `current` with `new` (sequentially consistent); gives back what was there when
+    /// it was not `current`.
+    #[inline]
+    pub(crate) fn compare_exchange(
+        &self,
+        current: Option<&'static T>,
+        new: Option<&'static T>,
+    ) -> Result<(), Option<&'static T>> {
+        let p = |v: Option<&'static T>| match v {
+            Some(r) => r as *const T as *mut T,
+            None => core::ptr::null_mut(),
+        };
+        match self
+            .ptr
+            .compare_exchange(p(current), p(new), Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => Ok(()),
+            // SAFETY: by the type invariant every stored pointer is null or came from a
+            // `&'static T`, valid for `'static` reads.
+            Err(now) => Err(unsafe { now.as_ref() }),
+        }
     }
 
     #[inline]
@@ -119,26 +142,23 @@ impl AtomicStr {
 impl RawStr {
     /// Trusts the halves.
     ///
-    /// `consistent` must be the caller's verdict that no store to the cell overlapped the
-    /// [`AtomicStr::load`] that produced `self` (a seqlock re-check). When it is `false` this
-    /// returns `None` and touches nothing.
-    pub(crate) fn get(self, consistent: bool) -> Option<&'static str> {
-        if !consistent || self.ptr.is_null() {
+    /// # Safety
+    ///
+    /// No store to the cell may have overlapped the [`AtomicStr::load`] that produced `self`:
+    /// the caller proves it with its own protocol (a seqlock re-check, or being the only writer
+    /// of the cell).
+    pub(crate) unsafe fn get(self) -> Option<&'static str> {
+        if self.ptr.is_null() {
             return None;
         }
-        // SAFETY: `consistent` says no store overlapped the load, so by the type invariant `ptr`
-        // and `len` are the two halves of one `&'static str`: valid UTF-8, live forever.
+        // SAFETY: the caller guarantees no store overlapped the load, so by the type invariant
+        // `ptr` and `len` are the two halves of one `&'static str`: valid UTF-8, live forever.
         unsafe {
             let bytes = core::slice::from_raw_parts(self.ptr, self.len);
             Some(core::str::from_utf8_unchecked(bytes))
         }
     }
 }
-
-// SAFETY: `AtomicStr` only hands out `&'static str`, which is `Send + Sync`; its fields are atomics.
-unsafe impl Sync for AtomicStr {}
-// SAFETY: as above.
-unsafe impl Send for AtomicStr {}
 
 /// A value set at most once, then read by any thread without locks (the sink, the clock and the
 /// CPU-id hook).
@@ -203,6 +223,87 @@ impl<T: Copy> SetOnce<T> {
     }
 }
 
+/// Text that only grows: appended by one writer at a time, read by anyone without locks or
+/// copies (control's standing queries).
+///
+/// # Invariants
+///
+/// `bytes[..len]` is valid UTF-8 and is never written again once `len` covers it; only the
+/// holder of `writer` writes, and only past `len`.
+#[cfg(not(loom))]
+pub(crate) struct AppendOnlyText<const N: usize> {
+    bytes: UnsafeCell<[u8; N]>,
+    len: AtomicUsize,
+    writer: AtomicU8,
+}
+
+// SAFETY: readers only read `bytes[..len]` after an Acquire load of `len`, and those bytes are
+// never written again; the one writer (holding `writer`) writes only past `len` and publishes
+// with a Release store.
+#[cfg(not(loom))]
+unsafe impl<const N: usize> Sync for AppendOnlyText<N> {}
+
+/// Why an append did not happen.
+#[cfg(not(loom))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AppendError {
+    /// Another writer is appending right now.
+    Busy,
+    /// No room left.
+    Full,
+}
+
+#[cfg(not(loom))]
+impl<const N: usize> AppendOnlyText<N> {
+    pub(crate) const fn new() -> Self {
+        AppendOnlyText {
+            bytes: UnsafeCell::new([0; N]),
+            len: AtomicUsize::new(0),
+            writer: AtomicU8::new(0),
+        }
+    }
+
+    /// Appends `text` and then `end`, whole or not at all.
+    pub(crate) fn append(&self, text: &str, end: u8) -> Result<(), AppendError> {
+        if self
+            .writer
+            .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(AppendError::Busy);
+        }
+        let len = self.len.load(Ordering::Relaxed);
+        let result = match len.checked_add(text.len()).and_then(|n| n.checked_add(1)) {
+            Some(new_len) if new_len <= N && end.is_ascii() => {
+                let base = self.bytes.get() as *mut u8;
+                // SAFETY: this thread holds `writer`, so it is the only one writing; it writes
+                // only bytes `len..new_len` (in bounds: `new_len <= N`), through a raw pointer
+                // (no reference to the whole buffer is made), and no reader looks at them before
+                // the Release store of `new_len` below.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(text.as_ptr(), base.add(len), text.len());
+                    base.add(len.wrapping_add(text.len())).write(end);
+                }
+                self.len.store(new_len, Ordering::Release);
+                Ok(())
+            }
+            _ => Err(AppendError::Full),
+        };
+        self.writer.store(0, Ordering::Release);
+        result
+    }
+
+    /// Everything appended so far.
+    pub(crate) fn get(&'static self) -> &'static str {
+        let len = self.len.load(Ordering::Acquire);
+        // SAFETY: by the invariant `bytes[..len]` is complete (published by the Release store
+        // this Acquire load saw) and never written again, so a shared `'static` view of it is
+        // sound; it was copied from `&str`s and ASCII bytes, so it is valid UTF-8.
+        let bytes = unsafe { (*self.bytes.get()).get(..len).unwrap_or(&[]) };
+        core::str::from_utf8(bytes).unwrap_or("")
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -223,12 +324,23 @@ mod tests {
     #[test]
     fn atomic_str_round_trip() {
         let s = AtomicStr::none();
-        assert_eq!(s.load().get(true), None);
+        // SAFETY (all three): this thread is the only writer, and its stores are complete.
+        assert_eq!(unsafe { s.load().get() }, None);
         s.store(Some(TEXT));
-        assert_eq!(s.load().get(true), Some("static text"));
-        assert_eq!(s.load().get(false), None);
+        assert_eq!(unsafe { s.load().get() }, Some("static text"));
         s.store(None);
-        assert_eq!(s.load().get(true), None);
+        assert_eq!(unsafe { s.load().get() }, None);
+    }
+
+    #[test]
+    fn append_only_text() {
+        static T: AppendOnlyText<8> = AppendOnlyText::new();
+        assert_eq!(T.get(), "");
+        assert_eq!(T.append("abc", b'\n'), Ok(()));
+        assert_eq!(T.append("defg", b'\n'), Err(AppendError::Full));
+        assert_eq!(T.get(), "abc\n");
+        assert_eq!(T.append("de", b';'), Ok(()));
+        assert_eq!(T.get(), "abc\nde;");
     }
 
     #[test]

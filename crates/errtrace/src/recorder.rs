@@ -1,23 +1,32 @@
-//! The flight recorder: an always-on, lock-free ring of the most recent error events.
+//! The flight recorder: an always-on, lock-free record of recent errors. Storage layer.
 //!
 //! Every error gets one event slot when it is made: its code, origin and the thread/CPU that made
 //! it; each hop it takes appends to the slot (the trail lives here, out of line, so an
-//! [`Error`](crate::Error) stays 8 bytes). The recorder never allocates and never blocks; any
-//! number of threads, CPUs or interrupt handlers may record and read at once.
+//! [`Error`](crate::Error) stays 8 bytes). The recorder never allocates, never blocks and never
+//! waits; any number of threads, CPUs or interrupt handlers may record and read at once.
 //!
-//! # How it stays correct without locks
+//! # Shards
+//!
+//! The slots are split into [`config::RECORDER_SHARDS`](crate::config::RECORDER_SHARDS) shards,
+//! each with its own head on its own cache line. An error is recorded in the shard of the CPU
+//! (kernel) or thread (user space) that makes it, so CPUs making errors at once do not write one
+//! shared line. Sequence numbers count per shard; [`for_each`] and [`dump`] go shard by shard,
+//! oldest first within each.
+//!
+//! # No holes
 //!
 //! A slot is *live* while the error that owns it exists: only that error (which is not `Copy`,
 //! so there is exactly one) appends to it, and nobody may reuse it. When the error is consumed
 //! (handled, logged and dropped, returned as an errno…) the slot is released and becomes part of
-//! history, to be overwritten by a newer event once the ring wraps. A new error that finds its
-//! slot still live tries the next one; after a few tries it is marked *unrecorded* (its origin is
-//! still in the error itself; its report says the trail was not recorded). So a live error's
-//! trail is never overwritten, and a report never shows another error's trail. Readers use a
-//! sequence check (a seqlock) and skip slots that changed under them.
+//! history, to be overwritten once the shard wraps. A new error skips live slots: a live error
+//! that outlasts a lap keeps its trail, and later errors take the next free slots. Only when every
+//! slot of every shard holds a live error at once is an error *unrecorded* (its origin is still
+//! known; its report says why; [`unrecorded()`] counts them). A report never shows another
+//! error's trail. Readers of released events use a sequence check (a seqlock) and skip slots that
+//! changed under them.
 //!
-//! The ring holds [`config::RECORDER_SLOTS`](crate::config::RECORDER_SLOTS) events of
-//! [`config::HOPS`](crate::config::HOPS) hops each.
+//! The storage is all zeros until used (it lives in `.bss`); its size is a build-time choice
+//! ([`config`](crate::config)).
 //!
 //! # Examples
 //!
@@ -42,23 +51,19 @@
 
 use crate::code::Code;
 use crate::raw::{AtomicRef, AtomicStr};
-use crate::site::{Origin, Site};
-use crate::sync::{fence, loom_const_fn, AtomicU32, Ordering};
+use crate::site::{Origin, SiteRef, SiteState};
+use crate::sync::{fence, AtomicU32, Ordering};
 use core::panic::Location;
 
 const LIVE: u32 = 1 << 15;
 const BUSY: u32 = 1 << 14;
 /// The error was reported (its report formatted): it no longer counts as unhandled.
 const REPORTED: u32 = 1 << 13;
-const COUNT: u32 = REPORTED - 1;
+/// The slot holds an event (a zeroed slot holds none).
+const WRITTEN: u32 = 1 << 12;
+const COUNT: u32 = WRITTEN - 1;
 const OWNER_MASK: u32 = !(COUNT | REPORTED);
-const CLAIM_TRIES: u32 = 4;
 const READ_TRIES: u32 = 8;
-
-#[inline]
-fn tag(seq: u32) -> u32 {
-    seq << 16
-}
 
 /// One hop of a trail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,7 +92,7 @@ struct HopCell {
 }
 
 impl HopCell {
-    loom_const_fn! {
+    crate::sync::loom_const_fn! {
         fn new() -> HopCell {
             HopCell { loc: AtomicRef::none(), msg: AtomicStr::none() }
         }
@@ -98,16 +103,16 @@ impl HopCell {
 ///
 /// # Invariants
 ///
-/// `state` is `seq << 16 | LIVE? | BUSY? | REPORTED? | count`. While BUSY is set, one claimer owns every
-/// field. While LIVE is set (and BUSY clear) only the owning error writes, and only `hops[count]`
-/// followed by a Release store of `state` with `count + 1`.
+/// `state` is `counter << 16 | LIVE? | BUSY? | REPORTED? | WRITTEN? | count`. While BUSY is set,
+/// one claimer owns every field. While LIVE is set (and BUSY clear) only the owning error writes,
+/// and only `hops[count]` followed by a Release store of `state` with `count + 1`.
 struct Slot<const H: usize> {
     state: AtomicU32,
     seq: AtomicU32,
-    code_site: AtomicU32,
+    code: AtomicU32,
     cpu: AtomicU32,
-    origin_loc: AtomicRef<Location<'static>>,
-    origin_site: AtomicRef<Site>,
+    site: AtomicRef<SiteState>,
+    loc: AtomicRef<Location<'static>>,
     hops: [HopCell; H],
 }
 
@@ -117,10 +122,10 @@ impl<const H: usize> Slot<H> {
         Slot {
             state: AtomicU32::new(0),
             seq: AtomicU32::new(0),
-            code_site: AtomicU32::new(0),
+            code: AtomicU32::new(0),
             cpu: AtomicU32::new(0),
-            origin_loc: AtomicRef::none(),
-            origin_site: AtomicRef::none(),
+            site: AtomicRef::none(),
+            loc: AtomicRef::none(),
             hops: [const { HopCell::new() }; H],
         }
     }
@@ -130,28 +135,33 @@ impl<const H: usize> Slot<H> {
         Slot {
             state: AtomicU32::new(0),
             seq: AtomicU32::new(0),
-            code_site: AtomicU32::new(0),
+            code: AtomicU32::new(0),
             cpu: AtomicU32::new(0),
-            origin_loc: AtomicRef::none(),
-            origin_site: AtomicRef::none(),
+            site: AtomicRef::none(),
+            loc: AtomicRef::none(),
             hops: core::array::from_fn(|_| HopCell::new()),
         }
     }
 }
 
+/// A shard: its own head on its own cache line, then its slots.
+#[repr(align(64))]
+struct Shard<const P: usize, const H: usize> {
+    head: AtomicU32,
+    slots: [Slot<H>; P],
+}
+
 /// What a new event starts with.
 #[derive(Clone, Copy)]
-pub struct NewEvent {
+pub(crate) struct NewEvent {
     /// The error code.
-    pub code: Code,
-    /// The 1-based site index, 0 when the site table was full.
-    pub site: u32,
-    /// The origin location, kept only when `site` is 0 (to report it all the same).
-    pub location: Option<&'static Location<'static>>,
-    /// The static origin site, kept only when `site` is 0.
-    pub static_site: Option<&'static Site>,
+    pub(crate) code: Code,
+    /// The origin's site.
+    pub(crate) site: SiteRef,
+    /// The exact origin location, for location sites.
+    pub(crate) location: Option<&'static Location<'static>>,
     /// Thread or CPU id.
-    pub cpu: u32,
+    pub(crate) cpu: u32,
 }
 
 /// A consistent copy of one event.
@@ -159,19 +169,12 @@ pub struct NewEvent {
 pub struct Event<const H: usize = { crate::config::HOPS }> {
     seq: u32,
     code: Code,
-    site: u32,
+    site: Option<SiteRef>,
+    loc: Option<&'static Location<'static>>,
     cpu: u32,
-    origin_loc: Option<&'static Location<'static>>,
-    origin_site: Option<&'static Site>,
     live: bool,
     total_hops: u32,
     hops: [Option<Hop>; H],
-}
-
-impl core::fmt::Debug for Site {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Site({}:{}:{})", self.file, self.line, self.column)
-    }
 }
 
 impl<const H: usize> Event<H> {
@@ -183,8 +186,8 @@ impl<const H: usize> Event<H> {
     pub fn code(&self) -> Code {
         self.code
     }
-    /// The 1-based site index of the origin (0: the site table was full).
-    pub fn site_index(&self) -> u32 {
+    /// The origin's site.
+    pub fn site(&self) -> Option<SiteRef> {
         self.site
     }
     /// Thread/CPU id (`u32::MAX` when unknown).
@@ -207,141 +210,149 @@ impl<const H: usize> Event<H> {
     pub fn hops(&self) -> impl Iterator<Item = Hop> + '_ {
         self.hops.iter().flatten().copied()
     }
-    /// The origin as kept in the event itself (when the site table was full).
-    pub(crate) fn fallback_origin(&self) -> Option<Origin> {
-        if let Some(s) = self.origin_site {
-            return Some(Origin::from_site(s));
-        }
-        self.origin_loc.map(Origin::from_location)
-    }
     /// The origin.
-    #[cfg(not(loom))]
     pub fn origin(&self) -> Option<Origin> {
-        crate::site::SITES
-            .origin(self.site)
-            .or_else(|| self.fallback_origin())
+        match (self.loc, self.site) {
+            (Some(l), _) => Some(Origin::from_location(l)),
+            (None, Some(s)) => Some(s.origin()),
+            (None, None) => None,
+        }
     }
 }
 
-/// Why [`Recorder::read`] found no trail for a sequence number.
+/// Why the recorder has no trail for a sequence number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Missing {
-    /// The error was never recorded (the recorder was full of live errors).
+    /// The error was never recorded (every slot held a live error).
     Unrecorded,
     /// The event was overwritten by newer ones (only possible for errors that no longer exist).
     Overwritten {
-        /// How many newer events were recorded since.
+        /// How many newer events were recorded since in its shard.
         newer: u32,
     },
     /// Readers kept colliding with writers; try again.
     Busy,
 }
 
-/// A flight recorder of `N` events (a power of two) with `H` hops each.
+/// A flight recorder of `S` shards (a power of two) of `P` slots (a power of two) with `H` hops
+/// each.
 ///
-/// The global recorder is used through [`Error`](crate::Error); this type is public so that
-/// model-checking tests and special uses can make private ones.
-pub struct Recorder<const N: usize, const H: usize> {
-    head: AtomicU32,
+/// # Invariants
+///
+/// A sequence number (handle) is `counter << SHARD_BITS | shard`; its slot is
+/// `slots[counter % P]` of shard `shard`, whose state's top 16 bits hold the counter's low 16.
+pub(crate) struct Recorder<const S: usize, const P: usize, const H: usize> {
+    shards: [Shard<P, H>; S],
     unrecorded: AtomicU32,
-    slots: [Slot<H>; N],
 }
 
-impl<const N: usize, const H: usize> Recorder<N, H> {
-    const MASK: u32 = {
-        assert!(N.is_power_of_two() && N <= 32768);
-        (N - 1) as u32
+impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
+    const SHARD_BITS: u32 = {
+        assert!(S.is_power_of_two() && S <= 64);
+        assert!(P.is_power_of_two() && P <= 32768);
+        S.trailing_zeros()
     };
 
     /// An empty recorder.
     #[cfg(not(loom))]
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Recorder {
-            head: AtomicU32::new(1),
+            shards: [const {
+                Shard {
+                    head: AtomicU32::new(0),
+                    slots: [const { Slot::new() }; P],
+                }
+            }; S],
             unrecorded: AtomicU32::new(0),
-            slots: [const { Slot::new() }; N],
         }
     }
 
     /// An empty recorder.
     #[cfg(loom)]
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Recorder {
-            head: AtomicU32::new(1),
+            shards: core::array::from_fn(|_| Shard {
+                head: AtomicU32::new(0),
+                slots: core::array::from_fn(|_| Slot::new()),
+            }),
             unrecorded: AtomicU32::new(0),
-            slots: core::array::from_fn(|_| Slot::new()),
         }
     }
 
     #[inline]
-    fn slot(&self, seq: u32) -> Option<&Slot<H>> {
-        self.slots.get((seq & Self::MASK) as usize)
+    fn split(seq: u32) -> (usize, u32) {
+        let shard = (seq & (S as u32).wrapping_sub(1)) as usize;
+        (shard, seq >> Self::SHARD_BITS)
     }
 
-    /// Records a new event; returns its sequence number, or `None` when no slot was free.
     #[inline]
-    pub fn claim(&self, ev: NewEvent) -> Option<u32> {
-        for _ in 0..CLAIM_TRIES {
-            let seq = self.head.fetch_add(1, Ordering::Relaxed);
-            let Some(slot) = self.slot(seq) else { break };
-            let cur = slot.state.load(Ordering::Relaxed);
-            if cur & (LIVE | BUSY) != 0 {
-                continue;
+    fn slot(&self, seq: u32) -> Option<&Slot<H>> {
+        let (shard, counter) = Self::split(seq);
+        let slots = &self.shards.get(shard)?.slots;
+        slots.get((counter as usize) & P.wrapping_sub(1))
+    }
+
+    /// The state bits that say "the live event `seq`".
+    #[inline]
+    fn owner_tag(seq: u32) -> u32 {
+        ((seq >> Self::SHARD_BITS) << 16) | LIVE | WRITTEN
+    }
+
+    /// Records a new event in the shard of `ev.cpu` (or, when all its slots are live, the next
+    /// shards); returns its sequence number, or `None` when every slot holds a live error.
+    #[inline]
+    pub(crate) fn claim(&self, ev: NewEvent) -> Option<u32> {
+        let first = ev.cpu as usize;
+        for k in 0..S {
+            let shard_index = first.wrapping_add(k) & S.wrapping_sub(1);
+            let Some(shard) = self.shards.get(shard_index) else {
+                break;
+            };
+            for _ in 0..P {
+                let counter =
+                    shard.head.fetch_add(1, Ordering::Relaxed) & (u32::MAX >> Self::SHARD_BITS);
+                let Some(slot) = shard.slots.get((counter as usize) & P.wrapping_sub(1)) else {
+                    break;
+                };
+                let cur = slot.state.load(Ordering::Relaxed);
+                if cur & (LIVE | BUSY) != 0 {
+                    continue;
+                }
+                let tag = (counter << 16) | LIVE | WRITTEN;
+                if slot
+                    .state
+                    .compare_exchange(cur, tag | BUSY, Ordering::Acquire, Ordering::Relaxed)
+                    .is_err()
+                {
+                    continue;
+                }
+                // Make BUSY visible before any field changes (the seqlock writer's fence).
+                fence(Ordering::Release);
+                let seq = (counter << Self::SHARD_BITS) | shard_index as u32;
+                slot.seq.store(seq, Ordering::Relaxed);
+                slot.code.store(u32::from(ev.code.get()), Ordering::Relaxed);
+                slot.cpu.store(ev.cpu, Ordering::Relaxed);
+                slot.site.store(Some(ev.site.state()), Ordering::Relaxed);
+                slot.loc.store(ev.location, Ordering::Relaxed);
+                slot.state.store(tag, Ordering::Release);
+                return Some(seq);
             }
-            if slot
-                .state
-                .compare_exchange(
-                    cur,
-                    tag(seq) | LIVE | BUSY,
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                )
-                .is_err()
-            {
-                continue;
-            }
-            // Make BUSY visible before any field changes (the seqlock writer's fence).
-            fence(Ordering::Release);
-            slot.seq.store(seq, Ordering::Relaxed);
-            slot.code_site.store(
-                u32::from(ev.code.get()) | (ev.site << 16),
-                Ordering::Relaxed,
-            );
-            slot.cpu.store(ev.cpu, Ordering::Relaxed);
-            slot.origin_loc.store(ev.location, Ordering::Relaxed);
-            slot.origin_site.store(ev.static_site, Ordering::Relaxed);
-            slot.state.store(tag(seq) | LIVE, Ordering::Release);
-            return Some(seq);
         }
         self.unrecorded.fetch_add(1, Ordering::Relaxed);
         None
     }
 
-    /// Appends a hop to the live event `seq`. Returns the number of hops taken so far (1 for the
-    /// first), or 0 when `seq` does not own its slot (a bug in the caller; nothing is written).
-    #[inline]
-    pub fn hop(
-        &self,
-        seq: u32,
-        location: &'static Location<'static>,
-        message: Option<&'static str>,
-    ) -> u32 {
-        if !self.owns(seq) {
-            return 0;
-        }
-        self.hop_owned(seq, location, message)
-    }
-
     /// Whether `seq` is the live event in its slot.
-    #[inline]
-    fn owns(&self, seq: u32) -> bool {
-        self.slot(seq)
-            .is_some_and(|slot| slot.state.load(Ordering::Relaxed) & OWNER_MASK == tag(seq) | LIVE)
+    #[cfg(test)]
+    pub(crate) fn owns(&self, seq: u32) -> bool {
+        self.slot(seq).is_some_and(|slot| {
+            slot.state.load(Ordering::Relaxed) & OWNER_MASK == Self::owner_tag(seq)
+        })
     }
 
-    /// [`hop`](Self::hop) on behalf of the error that owns `seq`, without the owner check: a
-    /// live slot is written only by its owner and `claim` never takes a live slot, so the check
-    /// cannot fail for the one `Error` that holds `seq`.
+    /// Appends a hop to the live event `seq`, on behalf of the one error that owns it (a live
+    /// slot is written only by its owner and `claim` never takes a live slot, so no check is
+    /// needed). Returns the number of hops taken so far (1 for the first).
     #[inline]
     pub(crate) fn hop_owned(
         &self,
@@ -352,18 +363,63 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
         let Some(slot) = self.slot(seq) else { return 0 };
         let st = slot.state.load(Ordering::Relaxed);
         let count = st & COUNT;
-        if let Some(cell) = self.slots_hop(slot, count) {
+        if let Some(cell) = slot.hops.get(count as usize) {
             cell.loc.store(Some(location), Ordering::Relaxed);
             cell.msg.store(message);
         }
         if count < COUNT {
-            slot.state.store(st + 1, Ordering::Release);
+            slot.state.store(st.wrapping_add(1), Ordering::Release);
         }
-        count + 1
+        count.wrapping_add(1)
     }
 
-    /// [`release`](Self::release) on behalf of the owning error (see
-    /// [`hop_owned`](Self::hop_owned) for why no check is needed).
+    /// The origin site of the live event `seq` (owner only).
+    #[inline]
+    pub(crate) fn site_owned(&self, seq: u32) -> Option<SiteRef> {
+        self.slot(seq)?
+            .site
+            .load(Ordering::Relaxed)
+            .map(|state| SiteRef { state })
+    }
+
+    /// The origin of the live event `seq` (owner only).
+    pub(crate) fn origin_owned(&self, seq: u32) -> Option<Origin> {
+        let slot = self.slot(seq)?;
+        if let Some(l) = slot.loc.load(Ordering::Relaxed) {
+            return Some(Origin::from_location(l));
+        }
+        slot.site
+            .load(Ordering::Relaxed)
+            .map(|state| SiteRef { state }.origin())
+    }
+
+    /// The CPU that made the live event `seq` (owner only).
+    pub(crate) fn cpu_owned(&self, seq: u32) -> Option<u32> {
+        Some(self.slot(seq)?.cpu.load(Ordering::Relaxed))
+    }
+
+    /// The trail of the live event `seq`, read by its owner: `(kept hops, total hops)`. No
+    /// sequence check is needed: only the owner writes the trail, and it cannot while it reads.
+    pub(crate) fn trail_owned(&self, seq: u32) -> (impl Iterator<Item = Hop> + '_, u32) {
+        let slot = self.slot(seq);
+        let total = slot.map_or(0, |s| s.state.load(Ordering::Acquire) & COUNT);
+        let hops = slot
+            .into_iter()
+            .flat_map(|s| s.hops.iter())
+            .take(total as usize)
+            .filter_map(|cell| {
+                let location = cell.loc.load(Ordering::Relaxed)?;
+                // SAFETY: this slot is live and owned by the caller's error, the only writer of
+                // its hop cells, which cannot write while the caller reads through `&Error`;
+                // every cell below `count` was completely written before `count` was raised.
+                let message = unsafe { cell.msg.load().get() };
+                Some(Hop { location, message })
+            });
+        (hops, total)
+    }
+
+    /// Releases the live event `seq` (owner only): its error is gone; the event stays readable
+    /// until the shard wraps over it.
     #[inline]
     pub(crate) fn release_owned(&self, seq: u32) {
         let Some(slot) = self.slot(seq) else { return };
@@ -371,45 +427,27 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
         slot.state.store(st & !LIVE, Ordering::Release);
     }
 
-    #[inline]
-    fn slots_hop<'a>(&self, slot: &'a Slot<H>, count: u32) -> Option<&'a HopCell> {
-        slot.hops.get(count as usize)
-    }
-
-    /// Releases the live event `seq`: its error is gone; the event stays readable until the ring
-    /// wraps over it. Does nothing when `seq` does not own its slot.
-    #[inline]
-    pub fn release(&self, seq: u32) {
-        if self.owns(seq) {
-            self.release_owned(seq);
-        }
-    }
-
     /// Marks the live event `seq` as reported.
     #[inline]
-    pub fn mark_reported(&self, seq: u32) {
+    pub(crate) fn mark_reported(&self, seq: u32) {
         let Some(slot) = self.slot(seq) else { return };
         let st = slot.state.load(Ordering::Relaxed);
-        if st & OWNER_MASK == tag(seq) | LIVE {
+        if st & OWNER_MASK == Self::owner_tag(seq) && st & REPORTED == 0 {
             slot.state.store(st | REPORTED, Ordering::Release);
         }
     }
 
     /// Whether the live event `seq` was marked reported.
     #[inline]
-    pub fn is_reported(&self, seq: u32) -> bool {
+    pub(crate) fn is_reported(&self, seq: u32) -> bool {
         self.slot(seq).is_some_and(|slot| {
             let st = slot.state.load(Ordering::Relaxed);
-            st & OWNER_MASK == tag(seq) | LIVE && st & REPORTED != 0
+            st & OWNER_MASK == Self::owner_tag(seq) && st & REPORTED != 0
         })
     }
 
     /// Reads a consistent copy of the event `seq`.
-    ///
-    /// # Errors
-    ///
-    /// [`Missing`] says why there is no such event.
-    pub fn read(&self, seq: u32) -> Result<Event<H>, Missing> {
+    pub(crate) fn read(&self, seq: u32) -> Result<Event<H>, Missing> {
         let Some(slot) = self.slot(seq) else {
             return Err(Missing::Unrecorded);
         };
@@ -419,96 +457,92 @@ impl<const N: usize, const H: usize> Recorder<N, H> {
                 continue;
             }
             let stored_seq = slot.seq.load(Ordering::Relaxed);
-            let code_site = slot.code_site.load(Ordering::Relaxed);
+            let code = slot.code.load(Ordering::Relaxed);
             let cpu = slot.cpu.load(Ordering::Relaxed);
-            let origin_loc = slot.origin_loc.load(Ordering::Relaxed);
-            let origin_site = slot.origin_site.load(Ordering::Relaxed);
+            let site = slot.site.load(Ordering::Relaxed);
+            let loc = slot.loc.load(Ordering::Relaxed);
             let count = s1 & COUNT;
             let mut hops = [None; H];
-            let mut raw = [None; H];
-            for (i, cell) in slot.hops.iter().enumerate().take(count as usize) {
-                if let Some(r) = raw.get_mut(i) {
-                    *r = Some((cell.loc.load(Ordering::Relaxed), cell.msg.load()));
-                }
+            for (h, cell) in hops.iter_mut().zip(slot.hops.iter()).take(count as usize) {
+                *h = Some((cell.loc.load(Ordering::Relaxed), cell.msg.load()));
             }
             fence(Ordering::Acquire);
             let s2 = slot.state.load(Ordering::Relaxed);
             if s1 != s2 {
                 continue;
             }
-            if s1 >> 16 != seq & 0xFFFF || stored_seq != seq {
+            let (shard, counter) = Self::split(seq);
+            if s1 & WRITTEN == 0 || s1 >> 16 != counter & 0xFFFF || stored_seq != seq {
                 // The slot holds another event: a newer one overwrote ours, or ours never got it.
-                if (stored_seq.wrapping_sub(seq) as i32) > 0 {
-                    let head = self.head.load(Ordering::Relaxed);
+                let (_, stored_counter) = Self::split(stored_seq);
+                if s1 & WRITTEN != 0 && (stored_counter.wrapping_sub(counter) as i32) > 0 {
+                    let head = self
+                        .shards
+                        .get(shard)
+                        .map_or(0, |s| s.head.load(Ordering::Relaxed));
                     return Err(Missing::Overwritten {
-                        newer: head.wrapping_sub(seq).wrapping_sub(1),
+                        newer: head.wrapping_sub(counter).wrapping_sub(1),
                     });
                 }
                 return Err(Missing::Unrecorded);
             }
-            for (h, r) in hops.iter_mut().zip(raw.iter()) {
-                if let Some((Some(loc), msg)) = r {
-                    *h = Some(Hop {
-                        location: loc,
-                        message: msg.get(true),
-                    });
-                }
-            }
-            let Some(code) = Code::new((code_site & 0xFFF) as u16) else {
+            let Some(code) = Code::new((code & 0xFFF) as u16) else {
                 return Err(Missing::Unrecorded);
             };
+            let mut kept = [None; H];
+            for (k, h) in kept.iter_mut().zip(hops.iter()) {
+                if let Some((Some(location), msg)) = h {
+                    // SAFETY: the state word did not change across the reads (s1 == s2, BUSY
+                    // clear, with the Acquire fence between), so no store to these cells
+                    // overlapped them: each holds one whole `&'static str`.
+                    let message = unsafe { msg.get() };
+                    *k = Some(Hop { location, message });
+                }
+            }
             return Ok(Event {
                 seq,
                 code,
-                site: code_site >> 16,
+                site: site.map(|state| SiteRef { state }),
+                loc,
                 cpu,
-                origin_loc,
-                origin_site,
                 live: s1 & LIVE != 0,
                 total_hops: count,
-                hops,
+                hops: kept,
             });
         }
         Err(Missing::Busy)
     }
 
-    /// Calls `f` for each readable event, oldest first.
-    pub fn for_each(&self, mut f: impl FnMut(&Event<H>)) {
-        let head = self.head.load(Ordering::Acquire);
-        let first = head.wrapping_sub(N as u32).max(1);
-        let mut seq = if head > N as u32 { first } else { 1 };
-        while seq != head {
-            if let Ok(ev) = self.read(seq) {
-                f(&ev);
+    /// Calls `f` for each readable event, shard by shard, oldest first within a shard.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&Event<H>)) {
+        for (index, shard) in self.shards.iter().enumerate() {
+            let head = shard.head.load(Ordering::Acquire) & (u32::MAX >> Self::SHARD_BITS);
+            let first = head.saturating_sub(P as u32);
+            for counter in first..head {
+                let seq = (counter << Self::SHARD_BITS) | index as u32;
+                if let Ok(ev) = self.read(seq) {
+                    f(&ev);
+                }
             }
-            seq = seq.wrapping_add(1);
         }
     }
 
-    /// Events that could not be recorded because every slot tried was live.
-    pub fn unrecorded(&self) -> u32 {
+    /// Events that could not be recorded because every slot held a live error.
+    pub(crate) fn unrecorded(&self) -> u32 {
         self.unrecorded.load(Ordering::Relaxed)
-    }
-
-    /// The next sequence number to be handed out.
-    pub fn head(&self) -> u32 {
-        self.head.load(Ordering::Relaxed)
-    }
-}
-
-#[cfg(not(loom))]
-impl<const N: usize, const H: usize> Default for Recorder<N, H> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
 /// The global recorder.
 #[cfg(not(loom))]
-pub(crate) static RECORDER: Recorder<{ crate::config::RECORDER_SLOTS }, { crate::config::HOPS }> =
-    Recorder::new();
+pub(crate) static RECORDER: Recorder<
+    { crate::config::RECORDER_SHARDS },
+    { crate::config::RECORDER_SLOTS / crate::config::RECORDER_SHARDS },
+    { crate::config::HOPS },
+> = Recorder::new();
 
-/// Calls `f` for each event in the global recorder, oldest first.
+/// Calls `f` for each event in the global recorder, shard by shard, oldest first within a
+/// shard.
 #[cfg(not(loom))]
 pub fn for_each(f: impl FnMut(&Event)) {
     RECORDER.for_each(f)
@@ -524,13 +558,13 @@ pub fn read(seq: u32) -> Result<Event, Missing> {
     RECORDER.read(seq)
 }
 
-/// Errors that found no free slot (every slot tried held a live error).
+/// Errors that found no free slot (every slot held a live error).
 #[cfg(not(loom))]
 pub fn unrecorded() -> u32 {
     RECORDER.unrecorded()
 }
 
-/// Writes the global recorder's events, oldest first, one block per event:
+/// Writes the global recorder's events, one block per event:
 ///
 /// ```text
 /// #41 EIO (-5) cpu 0 released: crates/demo/src/bus.rs:42:13 in demo::bus::read_reg
@@ -597,4 +631,159 @@ pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Res
         writeln!(out, "    (+{} more hops)", ev.more_hops())?;
     }
     Ok(())
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn site() -> SiteRef {
+        crate::site::at_location(Location::caller())
+    }
+
+    fn ev(cpu: u32) -> NewEvent {
+        NewEvent {
+            code: crate::code::EIO,
+            site: site(),
+            location: None,
+            cpu,
+        }
+    }
+
+    /// Live errors that outlast a lap keep their slots; later errors take the free ones, with no
+    /// unrecorded error until every slot of every shard is live.
+    #[test]
+    fn no_holes() {
+        static R: Recorder<2, 4, 2> = Recorder::new();
+        // Four live errors in shard 0 (a full shard), then many short-lived ones there.
+        let live: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(0)).unwrap()).collect();
+        for _ in 0..20 {
+            let s = R.claim(ev(0)).expect("shard 1 has room");
+            R.release_owned(s);
+        }
+        assert_eq!(R.unrecorded(), 0);
+        for s in &live {
+            assert!(R.owns(*s), "a live error keeps its slot");
+        }
+        // Fill shard 1 too: only now is an error unrecorded.
+        let more: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(1)).unwrap()).collect();
+        assert!(R.claim(ev(0)).is_none());
+        assert_eq!(R.unrecorded(), 1);
+        for s in live.iter().chain(more.iter()) {
+            R.release_owned(*s);
+        }
+        assert!(R.claim(ev(0)).is_some());
+    }
+
+    #[test]
+    fn overwritten_and_unrecorded_are_told_apart() {
+        static R: Recorder<1, 4, 2> = Recorder::new();
+        assert_eq!(
+            R.read(0).unwrap_err(),
+            Missing::Unrecorded,
+            "a zeroed slot is empty"
+        );
+        let s = R.claim(ev(0)).unwrap();
+        R.hop_owned(s, Location::caller(), Some("ctx"));
+        let (hops, total) = R.trail_owned(s);
+        assert_eq!(total, 1);
+        assert_eq!(
+            hops.map(|h| h.message).collect::<std::vec::Vec<_>>(),
+            [Some("ctx")]
+        );
+        R.release_owned(s);
+        let e = R.read(s).unwrap();
+        assert!(!e.is_live());
+        assert_eq!(e.total_hops(), 1);
+        for _ in 0..4 {
+            let n = R.claim(ev(0)).unwrap();
+            R.release_owned(n);
+        }
+        assert_eq!(R.read(s).unwrap_err(), Missing::Overwritten { newer: 4 });
+    }
+
+    #[test]
+    fn storage_is_zero_initialised() {
+        // The global recorder is all zeros until used, so it lives in .bss, not .data.
+        static R: Recorder<4, 8, 8> = Recorder::new();
+        // SAFETY: reading the bytes of a static made only of atomics, which no thread writes.
+        let bytes = unsafe {
+            core::slice::from_raw_parts(
+                &R as *const _ as *const u8,
+                core::mem::size_of::<Recorder<4, 8, 8>>(),
+            )
+        };
+        assert!(bytes.iter().all(|b| *b == 0));
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::thread;
+
+    fn leak<T>(t: T) -> &'static T {
+        std::boxed::Box::leak(std::boxed::Box::new(t))
+    }
+
+    fn ev(cpu: u32) -> NewEvent {
+        let list: &'static crate::site::SiteList = leak(crate::site::SiteList::new());
+        let pool: &'static crate::site::LocationPool<1> = leak(crate::site::LocationPool::new());
+        let state = pool.intern(Location::caller(), list).unwrap();
+        NewEvent {
+            code: crate::code::EIO,
+            site: SiteRef { state },
+            location: None,
+            cpu,
+        }
+    }
+
+    /// A reader never sees a torn event or another error's trail while the owner hops and
+    /// releases and another thread claims over it.
+    #[test]
+    fn claim_hop_read_release() {
+        loom::model(|| {
+            let r: &'static Recorder<1, 2, 2> = leak(Recorder::new());
+            let e = ev(0);
+            let seq = r.claim(e).unwrap();
+            let owner = thread::spawn(move || {
+                r.hop_owned(seq, Location::caller(), Some("one"));
+                r.release_owned(seq);
+            });
+            let other = thread::spawn(move || {
+                if let Some(s) = r.claim(e) {
+                    r.hop_owned(s, Location::caller(), Some("other"));
+                    r.release_owned(s);
+                }
+            });
+            match r.read(seq) {
+                Ok(ev) => {
+                    assert_eq!(ev.seq(), seq);
+                    for h in ev.hops() {
+                        assert_eq!(h.message, Some("one"), "never another error's trail");
+                    }
+                }
+                Err(Missing::Busy | Missing::Overwritten { .. }) => {}
+                Err(Missing::Unrecorded) => panic!("a claimed event is never unrecorded"),
+            }
+            owner.join().unwrap();
+            other.join().unwrap();
+        });
+    }
+
+    /// Two threads claim at once in a one-slot shard pair: both get a slot (the second
+    /// shard), never the same one.
+    #[test]
+    fn concurrent_claims_take_distinct_slots() {
+        loom::model(|| {
+            let r: &'static Recorder<2, 1, 1> = leak(Recorder::new());
+            let e = ev(0);
+            let t = thread::spawn(move || r.claim(e));
+            let a = r.claim(e);
+            let b = t.join().unwrap();
+            assert!(a.is_some() && b.is_some());
+            assert_ne!(a, b);
+            assert_eq!(r.unrecorded(), 0);
+        });
+    }
 }

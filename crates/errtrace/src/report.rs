@@ -9,10 +9,9 @@
 //!   (+2 more hops)
 //! ```
 
-use crate::control::flags;
 use crate::error::Error;
-use crate::recorder::Missing;
 use crate::sink::{Record, RecordKind};
+use crate::site::flags;
 use core::fmt;
 
 /// The multi-line report of an error; see [`Error::report`].
@@ -63,23 +62,22 @@ fn write_body(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
     if let Some(func) = origin.function {
         write!(f, " in {func}")?;
     }
-    match e.event() {
-        Ok(ev) => {
-            for hop in ev.hops() {
+    match e.trail() {
+        Ok((hops, total)) => {
+            let mut kept = 0u32;
+            for hop in hops {
                 write!(f, "\n{indent}via:    {hop}")?;
+                kept = kept.wrapping_add(1);
             }
-            if ev.more_hops() > 0 {
-                write!(f, "\n{indent}(+{} more hops)", ev.more_hops())?;
+            let more = total.saturating_sub(kept);
+            if more > 0 {
+                write!(f, "\n{indent}(+{more} more hops)")?;
             }
         }
-        Err(Missing::Unrecorded) => write!(
+        Err(_) => write!(
             f,
-            "\n{indent}(trail not recorded: the flight recorder was full of live errors)"
+            "\n{indent}(trail not recorded: every recorder slot held a live error)"
         )?,
-        Err(Missing::Overwritten { newer }) => {
-            write!(f, "\n{indent}(trail overwritten by {newer} newer errors)")?
-        }
-        Err(Missing::Busy) => write!(f, "\n{indent}(trail unreadable: the recorder was busy)")?,
     }
     Ok(())
 }
@@ -115,18 +113,19 @@ pub(crate) struct TrailLine<'a>(pub(crate) &'a Error);
 
 impl fmt::Display for TrailLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.event() {
-            Ok(ev) => {
-                let mut first = true;
-                for hop in ev.hops() {
-                    if !first {
+        match self.0.trail() {
+            Ok((hops, total)) => {
+                let mut kept = 0u32;
+                for hop in hops {
+                    if kept > 0 {
                         f.write_str(" -> ")?;
                     }
-                    first = false;
+                    kept = kept.wrapping_add(1);
                     write!(f, "{hop}")?;
                 }
-                if ev.more_hops() > 0 {
-                    write!(f, " (+{} more hops)", ev.more_hops())?;
+                let more = total.saturating_sub(kept);
+                if more > 0 {
+                    write!(f, " (+{more} more hops)")?;
                 }
                 Ok(())
             }
@@ -150,10 +149,7 @@ impl fmt::Display for MessageOnly<'_, '_> {
 
 fn decorations(f: &mut fmt::Formatter<'_>, r: &Record<'_>) -> fmt::Result {
     if r.flags & flags::THREAD != 0 {
-        let cpu = r
-            .error
-            .and_then(|e| e.event().ok())
-            .map_or(crate::platform::cpu_id(), |ev| ev.cpu());
+        let cpu = r.error.map_or(crate::platform::cpu_id(), |e| e.cpu());
         write!(f, "[{cpu}] ")?;
     }
     let mut any = false;

@@ -85,6 +85,7 @@ pub enum RecordKind {
 }
 
 /// One log record.
+#[non_exhaustive]
 pub struct Record<'a> {
     /// Severity.
     pub level: Level,

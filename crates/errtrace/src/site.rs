@@ -1,18 +1,27 @@
 //! Sites: every distinct place that makes, logs or injects errors, with its counters and its
-//! runtime control state.
+//! runtime control state. Storage layer.
 //!
-//! There are two kinds of site, interned into one fixed-size, lock-free table:
+//! There are two kinds of site, and both carry their own state, so nothing here has a capacity
+//! that the number of sites in a program can exceed:
 //!
 //! - **static sites**, one `static` [`Site`] per macro call ([`err!`](crate::err),
-//!   [`fail_point!`](crate::fail_point), …), like tracing-core's callsites: the static caches its
-//!   table index in an atomic, so after the first use finding it costs one load;
+//!   [`fail_point!`](crate::fail_point)), like tracing-core's callsites. The first time a site
+//!   fires it links itself into an intrusive, lock-free list of all sites (one compare-and-swap
+//!   on the list head; a failed swap means another site was linked, so a registration retries at
+//!   most once per site in the program: wait-free in the number of sites). Every later use costs
+//!   one relaxed load. Two threads firing a new site at once link it exactly once: the first
+//!   claims it, the second uses its state without waiting.
 //! - **location sites**, made by `#[track_caller]` constructors ([`Error::new`](crate::Error::new),
-//!   `From`, `.log()`): interned by their [`Location`] on first use.
+//!   `?` on a foreign error, `.log()`, boundaries), which have no `static` of their own. They live
+//!   in a pool of [`config::LOCATION_SITES`](crate::config::LOCATION_SITES) entries, interned by
+//!   their [`Location`] (one compare-and-swap publishes the key, so a location gets one entry
+//!   even under a race). When the pool is full, further locations share one *overflow site*,
+//!   listed as `<location sites overflow>` and reachable by queries (`file <location*`); the
+//!   error still reports its exact origin (the flight recorder keeps the location), and
+//!   [`overflowed()`] counts the locations that found the pool full.
 //!
-//! The table never shrinks and never allocates. Its capacity is
-//! [`config::SITES`](crate::config::SITES); when it is full, new origins are still reported
-//! correctly (the flight recorder keeps the location itself for as long as the error lives) and
-//! [`overflowed()`] counts them.
+//! Each site gets a 16-bit id when it is linked (the id an [`Error`](crate::Error) carries and
+//! the probes report).
 //!
 //! # Examples
 //!
@@ -20,7 +29,7 @@
 //! use errtrace::{code::EIO, Error};
 //!
 //! let e = Error::new(EIO);
-//! let site = e.site().expect("the table has room");
+//! let site = e.site().expect("a site");
 //! assert_eq!(site.origin().line, line!() - 2);
 //! assert!(site.counters().created >= 1);
 //! e.handled();
@@ -28,7 +37,8 @@
 
 #[cfg(not(loom))]
 use crate::code::Code;
-use crate::raw::AtomicRef;
+use crate::policy::Policy;
+use crate::raw::{AtomicRef, SetOnce};
 use crate::sync::{loom_const_fn, AtomicU32, Ordering};
 use core::panic::Location;
 
@@ -54,9 +64,12 @@ pub mod flags {
 
 /// How a flags action combines with a site's flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum FlagChange {
+pub enum FlagOp {
+    /// `+`: add these flags.
     Add,
+    /// `-`: remove these flags.
     Remove,
+    /// `=`: set exactly these flags.
     Set,
 }
 
@@ -74,30 +87,7 @@ pub enum SiteKind {
     Boundary,
 }
 
-/// The source-level policy override written at a macro site (`err!(quiet, EAGAIN)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[doc(hidden)]
-pub enum SourcePolicy {
-    /// Use the code's default class.
-    Default,
-    /// `always`.
-    Always,
-    /// `once`.
-    Once,
-    /// `quiet`.
-    Quiet,
-    /// `debug`.
-    Debug,
-    /// `ratelimit(burst, interval_ms)`.
-    RateLimited(u32, u32),
-}
-
 /// A static call site, made by errtrace's macros. Not built by hand.
-///
-/// # Invariants
-///
-/// `index` is 0 (not yet interned), `u32::MAX` (the table was full), or a valid 1-based index
-/// into the site table whose entry refers back to this `Site`.
 #[doc(hidden)]
 pub struct Site {
     pub(crate) file: &'static str,
@@ -107,10 +97,18 @@ pub struct Site {
     pub(crate) function: fn() -> &'static str,
     pub(crate) format: &'static str,
     pub(crate) kind: SiteKind,
-    pub(crate) policy: SourcePolicy,
-    index: core::sync::atomic::AtomicU32,
+    /// The policy written at the site (`err!(quiet, …)`); `None`: the code's default class.
+    pub(crate) policy: Option<Policy>,
+    pub(crate) state: SiteState,
 }
 
+impl core::fmt::Debug for Site {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Site({}:{}:{})", self.file, self.line, self.column)
+    }
+}
+
+#[cfg(not(loom))]
 impl Site {
     /// Used by the macros.
     #[allow(clippy::too_many_arguments)]
@@ -122,7 +120,7 @@ impl Site {
         function: fn() -> &'static str,
         format: &'static str,
         kind: SiteKind,
-        policy: SourcePolicy,
+        policy: Option<Policy>,
     ) -> Site {
         Site {
             file,
@@ -133,29 +131,31 @@ impl Site {
             format,
             kind,
             policy,
-            index: core::sync::atomic::AtomicU32::new(0),
+            state: SiteState::new(),
         }
     }
 
-    /// The table index (1-based; 0 when the table is full), interning on first use.
-    #[cfg(not(loom))]
+    /// This site's state, linking it into the list of sites on first use.
     #[inline]
-    pub(crate) fn index(&'static self) -> u32 {
-        let i = self.index.load(core::sync::atomic::Ordering::Relaxed);
-        if i != 0 {
-            return if i == u32::MAX { 0 } else { i };
+    pub(crate) fn get(&'static self) -> SiteRef {
+        if self.state.id.load(Ordering::Relaxed) == 0 {
+            self.register();
         }
-        self.register()
+        SiteRef { state: &self.state }
     }
 
-    #[cfg(not(loom))]
     #[cold]
-    pub(crate) fn register(&'static self) -> u32 {
-        let i = SITES.intern_static(self);
-        let cached = if i == 0 { u32::MAX } else { i };
-        self.index
-            .store(cached, core::sync::atomic::Ordering::Relaxed);
-        i
+    #[inline(never)]
+    fn register(&'static self) {
+        if self
+            .state
+            .id
+            .compare_exchange(0, LINKING, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.state.site.store(Some(self), Ordering::Relaxed);
+            SITES.link(&self.state);
+        }
     }
 }
 
@@ -187,6 +187,15 @@ pub struct Origin {
 }
 
 impl Origin {
+    pub(crate) const UNKNOWN: Origin = Origin {
+        file: "<unknown>",
+        line: 0,
+        column: 0,
+        module: None,
+        function: None,
+        format: None,
+    };
+
     pub(crate) fn from_location(loc: &'static Location<'static>) -> Origin {
         Origin {
             file: loc.file(),
@@ -242,7 +251,7 @@ pub struct Counters {
     pub dropped: u32,
 }
 
-/// Rate-limit state of one stream of messages.
+/// Rate-limit state of one stream of messages (the algorithm is in `policy::ratelimit`).
 pub(crate) struct RateState {
     pub(crate) start_ms: AtomicU32,
     pub(crate) printed: AtomicU32,
@@ -263,21 +272,40 @@ impl RateState {
     }
 }
 
-/// Per-site counters and control state, kept in the table.
+/// `id` while the first user links the site.
+const LINKING: u32 = u32::MAX;
+/// `id` of a linked site beyond the 65535th.
+const NO_ID: u32 = u32::MAX - 1;
+
+/// Kind hints of location sites.
+const HINT_LOG: u32 = 1;
+const HINT_BOUNDARY: u32 = 2;
+
+/// A site's counters, control state and list link. All zeros when new (so pools of them live in
+/// `.bss`).
+///
+/// # Invariants
+///
+/// `id` goes 0 → `LINKING` → the site's id (≥ 1), never back; `site` (static sites) or `loc`
+/// (location sites) is written before the site is linked, and never changes after; `next` is
+/// written once, before the Release compare-and-swap that links the site.
 pub(crate) struct SiteState {
+    id: AtomicU32,
+    next: AtomicRef<SiteState>,
+    site: AtomicRef<Site>,
+    loc: AtomicRef<Location<'static>>,
+    kind_hint: AtomicU32,
     pub(crate) created: AtomicU32,
     pub(crate) propagated: AtomicU32,
     pub(crate) logged: AtomicU32,
     pub(crate) suppressed: AtomicU32,
     pub(crate) dropped: AtomicU32,
-    /// Control flags (see `control::flags`), including the print override bits.
+    /// Control flags (see [`flags`]), including the print override bits.
     pub(crate) flags: AtomicU32,
-    /// Runtime policy override (see `policy::encode`); 0 = none.
+    /// Runtime policy override (see `policy::Policy::encode`); 0 = none.
     pub(crate) policy: AtomicU32,
     /// The last code seen here, for listing and `code` matching.
     pub(crate) last_code: AtomicU32,
-    /// For location sites: what uses them (0 error, 1 log, 2 boundary).
-    pub(crate) kind_hint: AtomicU32,
     pub(crate) log_rate: RateState,
     pub(crate) drop_rate: RateState,
 }
@@ -286,6 +314,11 @@ impl SiteState {
     loom_const_fn! {
         pub(crate) fn new() -> SiteState {
             SiteState {
+                id: AtomicU32::new(0),
+                next: AtomicRef::none(),
+                site: AtomicRef::none(),
+                loc: AtomicRef::none(),
+                kind_hint: AtomicU32::new(0),
                 created: AtomicU32::new(0),
                 propagated: AtomicU32::new(0),
                 logged: AtomicU32::new(0),
@@ -294,7 +327,6 @@ impl SiteState {
                 flags: AtomicU32::new(0),
                 policy: AtomicU32::new(0),
                 last_code: AtomicU32::new(0),
-                kind_hint: AtomicU32::new(0),
                 log_rate: RateState::new(),
                 drop_rate: RateState::new(),
             }
@@ -303,27 +335,27 @@ impl SiteState {
 
     /// Applies a control flags action, atomically (`p` sets `PRINT_ON` and clears `PRINT_OFF`;
     /// removing it, or setting flags without it, does the opposite).
-    pub(crate) fn update_flags(&self, op: FlagChange, bits: u32) {
+    pub(crate) fn update_flags(&self, op: FlagOp, bits: u32) {
         use flags::*;
         let _ = self
             .flags
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
                 Some(match op {
-                    FlagChange::Add => {
+                    FlagOp::Add => {
                         let mut n = old | bits;
                         if bits & PRINT_ON != 0 {
                             n &= !PRINT_OFF;
                         }
                         n
                     }
-                    FlagChange::Remove => {
+                    FlagOp::Remove => {
                         let mut n = old & !bits;
                         if bits & PRINT_ON != 0 {
                             n |= PRINT_OFF;
                         }
                         n
                     }
-                    FlagChange::Set => {
+                    FlagOp::Set => {
                         if bits & PRINT_ON != 0 {
                             bits
                         } else {
@@ -343,69 +375,106 @@ impl SiteState {
             dropped: self.dropped.load(Ordering::Relaxed),
         }
     }
+
+    /// The site's id (0 while it is being linked).
+    #[inline]
+    pub(crate) fn id(&self) -> u32 {
+        match self.id.load(Ordering::Relaxed) {
+            LINKING | NO_ID => 0,
+            id => id,
+        }
+    }
 }
 
-const EMPTY: u32 = 0;
-const CLAIMING: u32 = 1;
-const LOCATION: u32 = 2;
-const STATIC: u32 = 3;
-
-/// How far a lookup probes before it declares the table full.
-const MAX_PROBE: usize = 64;
-
-/// One table entry.
+/// The list of every site that has fired (or was listed), newest first.
 ///
 /// # Invariants
 ///
-/// `kind` goes EMPTY → CLAIMING → LOCATION or STATIC, never back; `loc` (for LOCATION) or `site`
-/// (for STATIC) is written before the Release store that publishes the kind, and never again.
-pub(crate) struct Entry {
-    kind: AtomicU32,
-    loc: AtomicRef<Location<'static>>,
-    site: AtomicRef<Site>,
-    pub(crate) state: SiteState,
+/// Every site reachable from `head` is `'static` and linked exactly once; `next_id` counts the
+/// ids handed out.
+pub(crate) struct SiteList {
+    head: AtomicRef<SiteState>,
+    next_id: AtomicU32,
 }
 
-impl Entry {
+/// Called (through [`set_appeared_hook`]) with every site as it is linked.
+pub(crate) type AppearedHook = fn(SiteRef);
+
+impl SiteList {
     loom_const_fn! {
-        fn new() -> Entry {
-            Entry {
-                kind: AtomicU32::new(EMPTY),
-                loc: AtomicRef::none(),
-                site: AtomicRef::none(),
-                state: SiteState::new(),
+        pub(crate) fn new() -> SiteList {
+            SiteList { head: AtomicRef::none(), next_id: AtomicU32::new(0) }
+        }
+    }
+
+    /// Links a site whose `id` this thread set to `LINKING`.
+    #[cold]
+    pub(crate) fn link(&self, state: &'static SiteState) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        // Ids are 16 bits in an `Error`; past 65535 sites, errors reach their site through the
+        // flight recorder only (id 0 never matches `find`).
+        let id = if id > 0xFFFF { 0 } else { id };
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            state.next.store(head, Ordering::Relaxed);
+            // SeqCst: a control writer that stores its query and then walks the list, and this
+            // thread that links and then reads the stored queries, cannot both miss each other.
+            match self.head.compare_exchange(head, Some(state)) {
+                Ok(()) => break,
+                Err(now) => head = now,
             }
         }
-    }
-
-    /// The origin of a published entry.
-    pub(crate) fn origin(&self) -> Option<Origin> {
-        match self.kind.load(Ordering::Acquire) {
-            LOCATION => self.loc.load(Ordering::Relaxed).map(Origin::from_location),
-            STATIC => self.site.load(Ordering::Relaxed).map(Origin::from_site),
-            _ => None,
+        state
+            .id
+            .store(if id == 0 { NO_ID } else { id }, Ordering::Release);
+        #[cfg(not(loom))]
+        if let Some(hook) = APPEARED.get() {
+            hook(SiteRef { state });
         }
     }
 
-    pub(crate) fn static_site(&self) -> Option<&'static Site> {
-        match self.kind.load(Ordering::Acquire) {
-            STATIC => self.site.load(Ordering::Relaxed),
-            _ => None,
+    /// Every linked site, newest first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &'static SiteState> {
+        let mut cur = self.head.load(Ordering::SeqCst);
+        core::iter::from_fn(move || {
+            let s = cur?;
+            cur = s.next.load(Ordering::Acquire);
+            Some(s)
+        })
+    }
+
+    /// The site with id `id`.
+    pub(crate) fn find(&self, id: u32) -> Option<&'static SiteState> {
+        if id == 0 {
+            return None;
         }
+        self.iter().find(|s| s.id() == id)
     }
 }
 
-/// The site table: a fixed-capacity, insert-only, lock-free hash table.
+/// Every site of the program that has fired.
+#[cfg(not(loom))]
+pub(crate) static SITES: SiteList = SiteList::new();
+
+#[cfg(not(loom))]
+static APPEARED: SetOnce<AppearedHook> = SetOnce::new();
+
+/// Installs the hook called with every site as it is linked (control's standing queries). The
+/// first hook stays.
+#[cfg(not(loom))]
+pub(crate) fn set_appeared_hook(hook: AppearedHook) {
+    let _ = APPEARED.set(hook);
+}
+
+/// The pool of location sites.
 ///
-/// The global one is used through [`Error`](crate::Error) and the macros; this type is public so
-/// that model-checking tests can build small private tables.
-pub struct SiteTable<const N: usize> {
-    entries: [Entry; N],
-    used: AtomicU32,
+/// # Invariants
+///
+/// An entry's `loc` goes from null to one location by compare-and-swap, never back, so a
+/// location has at most one entry.
+pub(crate) struct LocationPool<const N: usize> {
+    entries: [SiteState; N],
     overflow: AtomicU32,
-    /// A private table (not the process-wide one, whose new entries get the standing control
-    /// queries). `false` for the global table so that it is all zeros and lives in `.bss`.
-    local: bool,
 }
 
 fn same_location(a: &Location<'_>, b: &Location<'_>) -> bool {
@@ -413,178 +482,96 @@ fn same_location(a: &Location<'_>, b: &Location<'_>) -> bool {
         || (a.line() == b.line() && a.column() == b.column() && a.file() == b.file())
 }
 
-fn hash(file: &str, line: u32, column: u32) -> usize {
-    let h = line.wrapping_mul(0x9E37_79B1)
-        ^ column.wrapping_mul(0x85EB_CA6B)
-        ^ (file.len() as u32).wrapping_mul(0xC2B2_AE35);
+fn hash(loc: &Location<'_>) -> usize {
+    let h = loc.line().wrapping_mul(0x9E37_79B1)
+        ^ loc.column().wrapping_mul(0x85EB_CA6B)
+        ^ (loc.file().len() as u32).wrapping_mul(0xC2B2_AE35);
     (h ^ (h >> 15)) as usize
 }
 
-impl<const N: usize> SiteTable<N> {
-    /// An empty table.
+impl<const N: usize> LocationPool<N> {
     #[cfg(not(loom))]
-    pub const fn new() -> Self {
-        SiteTable {
-            entries: [const { Entry::new() }; N],
-            used: AtomicU32::new(0),
+    pub(crate) const fn new() -> Self {
+        LocationPool {
+            entries: [const { SiteState::new() }; N],
             overflow: AtomicU32::new(0),
-            local: true,
         }
     }
 
-    #[cfg(not(loom))]
-    const fn new_global() -> Self {
-        let mut t = Self::new();
-        t.local = false;
-        t
-    }
-
-    /// An empty table.
     #[cfg(loom)]
-    pub fn new() -> Self {
-        SiteTable {
-            entries: core::array::from_fn(|_| Entry::new()),
-            used: AtomicU32::new(0),
+    pub(crate) fn new() -> Self {
+        LocationPool {
+            entries: core::array::from_fn(|_| SiteState::new()),
             overflow: AtomicU32::new(0),
-            local: true,
         }
     }
 
-    /// Finds or adds the entry for `loc`; returns its 1-based index, 0 when the table is full.
+    /// Finds or adds the entry for `loc`, linking a new one into `list`; `None` when full.
     #[inline]
-    pub fn intern_location(&self, loc: &'static Location<'static>) -> u32 {
-        let start = hash(loc.file(), loc.line(), loc.column());
-        for probe in 0..MAX_PROBE.min(N) {
-            let i = (start.wrapping_add(probe)) % N;
-            let Some(e) = self.entries.get(i) else { break };
-            loop {
-                match e.kind.load(Ordering::Acquire) {
-                    LOCATION => {
-                        if let Some(l) = e.loc.load(Ordering::Relaxed) {
-                            if same_location(l, loc) {
-                                return i as u32 + 1;
-                            }
-                        }
-                        break;
-                    }
-                    EMPTY => {
-                        if e.kind
-                            .compare_exchange(EMPTY, CLAIMING, Ordering::Acquire, Ordering::Acquire)
+    pub(crate) fn intern(
+        &'static self,
+        loc: &'static Location<'static>,
+        list: &SiteList,
+    ) -> Option<&'static SiteState> {
+        let start = hash(loc);
+        for probe in 0..N {
+            let e = self.entries.get(start.wrapping_add(probe) % N)?;
+            match e.loc.load(Ordering::Acquire) {
+                Some(l) if same_location(l, loc) => return Some(e),
+                Some(_) => continue,
+                None => match e.loc.compare_exchange(None, Some(loc)) {
+                    Ok(()) => {
+                        if e.id
+                            .compare_exchange(0, LINKING, Ordering::Acquire, Ordering::Relaxed)
                             .is_ok()
                         {
-                            e.loc.store(Some(loc), Ordering::Relaxed);
-                            e.kind.store(LOCATION, Ordering::Release);
-                            self.used.fetch_add(1, Ordering::Relaxed);
-                            self.appeared(i as u32 + 1);
-                            return i as u32 + 1;
+                            list.link(e);
                         }
-                        // Lost the race for this entry: look at what the winner put there.
+                        return Some(e);
                     }
-                    // Being claimed by another thread, or a static site: move on. Two threads
-                    // interning one new location at once may each get an entry; both are correct.
-                    _ => break,
-                }
+                    Err(Some(l)) if same_location(l, loc) => return Some(e),
+                    Err(_) => continue,
+                },
             }
         }
         self.overflow.fetch_add(1, Ordering::Relaxed);
-        0
+        None
     }
 
-    /// Finds or adds the entry for a static site; returns its 1-based index, 0 when full.
-    pub fn intern_static(&self, site: &'static Site) -> u32 {
-        let start = hash(site.file, site.line, site.column) ^ 0x5bd1_e995;
-        for probe in 0..MAX_PROBE.min(N) {
-            let i = (start.wrapping_add(probe)) % N;
-            let Some(e) = self.entries.get(i) else { break };
-            loop {
-                match e.kind.load(Ordering::Acquire) {
-                    STATIC => {
-                        if e.site
-                            .load(Ordering::Relaxed)
-                            .is_some_and(|s| core::ptr::eq(s, site))
-                        {
-                            return i as u32 + 1;
-                        }
-                        break;
-                    }
-                    EMPTY => {
-                        if e.kind
-                            .compare_exchange(EMPTY, CLAIMING, Ordering::Acquire, Ordering::Acquire)
-                            .is_ok()
-                        {
-                            e.site.store(Some(site), Ordering::Relaxed);
-                            e.kind.store(STATIC, Ordering::Release);
-                            self.used.fetch_add(1, Ordering::Relaxed);
-                            self.appeared(i as u32 + 1);
-                            return i as u32 + 1;
-                        }
-                    }
-                    _ => break,
-                }
-            }
-        }
-        self.overflow.fetch_add(1, Ordering::Relaxed);
-        0
-    }
-
-    #[cold]
-    fn appeared(&self, index: u32) {
-        #[cfg(not(loom))]
-        if !self.local {
-            crate::control::on_new_site(index);
-        }
-        #[cfg(loom)]
-        let _ = index;
-    }
-
-    /// The entry at a 1-based index.
-    #[inline]
-    pub(crate) fn entry(&self, index: u32) -> Option<&Entry> {
-        self.entries.get((index as usize).checked_sub(1)?)
-    }
-
-    /// The origin recorded at a 1-based index.
-    pub fn origin(&self, index: u32) -> Option<Origin> {
-        self.entry(index)?.origin()
-    }
-
-    /// Number of entries in use.
-    pub fn len(&self) -> usize {
-        self.used.load(Ordering::Relaxed) as usize
-    }
-
-    /// Whether no site has been interned.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Origins that found the table full.
-    pub fn overflowed(&self) -> u32 {
+    fn overflowed(&self) -> u32 {
         self.overflow.load(Ordering::Relaxed)
     }
+}
 
-    /// Every published entry, with its 1-based index, in table order.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (u32, &Entry)> {
-        self.entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| matches!(e.kind.load(Ordering::Acquire), LOCATION | STATIC))
-            .map(|(i, e)| (i as u32 + 1, e))
+/// The location sites.
+#[cfg(not(loom))]
+static LOCATIONS: LocationPool<{ crate::config::LOCATION_SITES }> = LocationPool::new();
+
+/// The site that locations share once the pool is full.
+#[cfg(not(loom))]
+static OVERFLOW: Site = Site::new(
+    "<location sites overflow>",
+    0,
+    0,
+    "errtrace",
+    || "errtrace::site::overflow",
+    "",
+    SiteKind::Error,
+    None,
+);
+
+/// The site of a location (its pool entry, or the shared overflow site when the pool is full).
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
+    match LOCATIONS.intern(loc, &SITES) {
+        Some(state) => SiteRef { state },
+        None => OVERFLOW.get(),
     }
 }
 
-#[cfg(not(loom))]
-impl<const N: usize> Default for SiteTable<N> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// The global site table.
-#[cfg(not(loom))]
-pub(crate) static SITES: SiteTable<{ crate::config::SITES }> = SiteTable::new_global();
-
-/// Origins that found the global site table full.
+/// Locations that found the location-site pool full (they share the site
+/// `<location sites overflow>`; their errors still report their exact origin).
 ///
 /// # Examples
 ///
@@ -593,57 +580,71 @@ pub(crate) static SITES: SiteTable<{ crate::config::SITES }> = SiteTable::new_gl
 /// ```
 #[cfg(not(loom))]
 pub fn overflowed() -> u32 {
-    SITES.overflowed()
+    LOCATIONS.overflowed()
 }
 
-/// Number of sites in the global table.
+/// Number of sites that have fired (or were listed).
 #[cfg(not(loom))]
 pub fn count() -> usize {
-    SITES.len()
+    SITES.iter().count()
 }
 
-/// A handle to one site of the global table.
-#[cfg(not(loom))]
+/// A handle to one site.
 #[derive(Clone, Copy)]
 pub struct SiteRef {
-    pub(crate) index: u32,
-    pub(crate) entry: &'static Entry,
+    pub(crate) state: &'static SiteState,
 }
 
-#[cfg(not(loom))]
+impl core::fmt::Debug for SiteRef {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "SiteRef({})", self.origin())
+    }
+}
+
+impl PartialEq for SiteRef {
+    fn eq(&self, other: &SiteRef) -> bool {
+        core::ptr::eq(self.state, other.state)
+    }
+}
+
+impl Eq for SiteRef {}
+
 impl SiteRef {
-    pub(crate) fn get(index: u32) -> Option<SiteRef> {
-        Some(SiteRef {
-            index,
-            entry: SITES.entry(index)?,
-        })
+    /// The site with `id`, if it has fired.
+    #[cfg(not(loom))]
+    pub(crate) fn find(id: u32) -> Option<SiteRef> {
+        SITES.find(id).map(|state| SiteRef { state })
     }
 
-    /// The 1-based index in the table (stable for the life of the program; the `site id` the
-    /// probes report).
+    /// The site's id (≥ 1; stable for the life of the program; the `site id` the probes
+    /// report). 0 only for sites beyond the 65535th.
     pub fn index(&self) -> u32 {
-        self.index
+        self.state.id()
+    }
+
+    /// The static site, for macro sites.
+    pub(crate) fn static_site(&self) -> Option<&'static Site> {
+        self.state.site.load(Ordering::Relaxed)
     }
 
     /// Where the site is.
     pub fn origin(&self) -> Origin {
-        self.entry.origin().unwrap_or(Origin {
-            file: "<unknown>",
-            line: 0,
-            column: 0,
-            module: None,
-            function: None,
-            format: None,
-        })
+        if let Some(s) = self.static_site() {
+            return Origin::from_site(s);
+        }
+        match self.state.loc.load(Ordering::Acquire) {
+            Some(l) => Origin::from_location(l),
+            None => Origin::UNKNOWN,
+        }
     }
 
     /// What the site does.
     pub fn kind(&self) -> SiteKind {
-        match self.entry.static_site() {
+        match self.static_site() {
             Some(s) => s.kind,
-            None => match self.entry.state.kind_hint.load(Ordering::Relaxed) {
-                1 => SiteKind::Log,
-                2 => SiteKind::Boundary,
+            None => match self.state.kind_hint.load(Ordering::Relaxed) {
+                HINT_LOG => SiteKind::Log,
+                HINT_BOUNDARY => SiteKind::Boundary,
                 _ => SiteKind::Error,
             },
         }
@@ -651,37 +652,40 @@ impl SiteRef {
 
     pub(crate) fn set_kind(&self, kind: SiteKind) {
         let hint = match kind {
-            SiteKind::Log => 1,
-            SiteKind::Boundary => 2,
+            SiteKind::Log => HINT_LOG,
+            SiteKind::Boundary => HINT_BOUNDARY,
             _ => 0,
         };
-        self.entry.state.kind_hint.store(hint, Ordering::Relaxed);
+        if self.state.kind_hint.load(Ordering::Relaxed) != hint {
+            self.state.kind_hint.store(hint, Ordering::Relaxed);
+        }
     }
 
     /// Its counters.
     pub fn counters(&self) -> Counters {
-        self.entry.state.counters()
+        self.state.counters()
     }
 
     /// The last code made or logged here.
+    #[cfg(not(loom))]
     pub fn last_code(&self) -> Option<Code> {
-        let v = self.entry.state.last_code.load(Ordering::Relaxed);
+        let v = self.state.last_code.load(Ordering::Relaxed);
         Code::new(v as u16)
     }
 
-    pub(crate) fn source_policy(&self) -> SourcePolicy {
-        match self.entry.static_site() {
-            Some(s) => s.policy,
-            None => SourcePolicy::Default,
-        }
+    /// The policy written at the site, if any.
+    pub(crate) fn source_policy(&self) -> Option<Policy> {
+        self.static_site().and_then(|s| s.policy)
     }
 
     pub(crate) fn state(&self) -> &'static SiteState {
-        &self.entry.state
+        self.state
     }
 }
 
-/// Every site in the global table, in table order.
+/// Every site that has fired, newest first. With the `registry` feature,
+/// [`control::list`](crate::control::list) first links every `err!` and `fail_point!` site of
+/// the program, so they appear here before they fire.
 ///
 /// # Examples
 ///
@@ -692,7 +696,63 @@ impl SiteRef {
 /// ```
 #[cfg(not(loom))]
 pub fn all() -> impl Iterator<Item = SiteRef> {
-    SITES
-        .entries()
-        .map(|(index, entry)| SiteRef { index, entry })
+    SITES.iter().map(|state| SiteRef { state })
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::thread;
+
+    fn leak<T>(t: T) -> &'static T {
+        std::boxed::Box::leak(std::boxed::Box::new(t))
+    }
+
+    /// Two threads fire one new location at once while a third links another: the location
+    /// gets one entry, linked once; the list holds exactly the two sites.
+    #[test]
+    fn location_interned_once_under_race() {
+        loom::model(|| {
+            let list: &'static SiteList = leak(SiteList::new());
+            let pool: &'static LocationPool<2> = leak(LocationPool::new());
+            let loc: &'static Location<'static> = Location::caller();
+            let other: &'static Location<'static> = leak_other();
+            let a = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
+            let b = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
+            let c = pool.intern(other, list).map(|s| s as *const _ as usize);
+            let (a, b) = (a.join().unwrap(), b.join().unwrap());
+            assert!(a.is_some() && a == b, "one entry for one location");
+            assert_ne!(a, c);
+            assert_eq!(list.iter().count(), 2, "each site linked once");
+            let mut ids: std::vec::Vec<u32> = list.iter().map(|s| s.id()).collect();
+            ids.sort();
+            assert_eq!(ids, [1, 2]);
+        });
+    }
+
+    #[track_caller]
+    fn other_location() -> &'static Location<'static> {
+        Location::caller()
+    }
+
+    fn leak_other() -> &'static Location<'static> {
+        other_location()
+    }
+
+    /// A full pool: a new location gets nothing (the caller uses the overflow site), counted.
+    #[test]
+    fn full_pool_counts_overflow() {
+        loom::model(|| {
+            let list: &'static SiteList = leak(SiteList::new());
+            let pool: &'static LocationPool<1> = leak(LocationPool::new());
+            let a = Location::caller();
+            let b = leak_other();
+            let t = thread::spawn(move || pool.intern(a, list).is_some());
+            let got_b = pool.intern(b, list).is_some();
+            let got_a = t.join().unwrap();
+            assert!(got_a != got_b, "exactly one fits");
+            assert_eq!(pool.overflowed(), 1);
+            assert_eq!(list.iter().count(), 1);
+        });
+    }
 }

@@ -198,21 +198,17 @@ fn log_here(mut e: Error, loc: &'static Location<'static>, message: &dyn ErrorMe
     if e.is_logged() {
         return e;
     }
-    let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
-    if let Some(s) = site {
-        s.set_kind(crate::site::SiteKind::Log);
-    }
-    crate::policy::log_at(&mut e, site, RecordKind::Logged, Some(message));
+    let site = crate::site::at_location(loc);
+    site.set_kind(crate::site::SiteKind::Log);
+    crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
     e
 }
 
 #[inline(never)]
 fn unexpected(mut e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
-    let site = crate::site::SiteRef::get(crate::site::SITES.intern_location(loc));
-    if let Some(s) = site {
-        s.set_kind(crate::site::SiteKind::Log);
-    }
-    crate::policy::unexpected_at(&mut e, site, loc, why);
+    let site = crate::site::at_location(loc);
+    site.set_kind(crate::site::SiteKind::Log);
+    crate::emit::unexpected_at(&mut e, site, loc, why);
     e
 }
 

@@ -1,7 +1,7 @@
-//! The `ERRTRACE` environment variable and `ERRTRACE_FILE`, read once when the first site
+//! The `ERRTRACE` environment variable and `ERRTRACE_FILE`, read once by `errtrace::init()`
+//! (never while an error is being made): queries in force without any code change. (Its own
+//! test binary: the variables must be set before the process's first error.)
 #![cfg(feature = "std")]
-//! appears: queries in force without any code change. (Its own test binary: the variables must
-//! be set before the process's first error.)
 
 use errtrace::sink::Capture;
 
@@ -24,6 +24,12 @@ fn env_and_file_queries_apply_at_start_up() {
     std::env::set_var("ERRTRACE_FILE", &file);
     errtrace::sink::set_sink(&CAPTURE).unwrap();
 
+    // Making errors does not read the environment: nothing applies yet.
+    quiet_poll().unwrap_err().handled();
+    let before = CAPTURE.take();
+    assert!(before.is_empty(), "{before:#?}");
+
+    errtrace::init();
     quiet_poll().unwrap_err().handled();
     noisy().unwrap_err().handled();
     let lines = CAPTURE.take();

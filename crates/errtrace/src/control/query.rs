@@ -17,7 +17,7 @@
 //! keeps its patterns in fixed buffers of [`MAX_PATTERN`] bytes.
 
 use crate::code::Code;
-use crate::policy::Policy;
+use crate::policy::kind::Policy;
 use core::fmt;
 
 /// The longest pattern or fail-point name a query may hold.
@@ -97,16 +97,7 @@ pub(crate) fn glob(pat: &[u8], text: &[u8]) -> bool {
     p == pat.len()
 }
 
-/// How flags combine with a site's current flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FlagOp {
-    /// `+`: add.
-    Add,
-    /// `-`: remove.
-    Remove,
-    /// `=`: set exactly.
-    Set,
-}
+pub use crate::site::FlagOp;
 
 /// A parsed site query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

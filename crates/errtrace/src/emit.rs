@@ -1,0 +1,247 @@
+//! Logging: runs a log decision and emits the record. Emission layer.
+//!
+//! Every record is built here, by [`Record::new`] and its `with_*` setters: the creator's
+//! message (`err!` with a message), `.log()`, the `.expect()` replacement, a closed window's
+//! count of held-back messages, and the warning for an error dropped unhandled (`Drop`).
+
+use crate::code::Code;
+use crate::error::{Error, LOGGED};
+use crate::policy::decide::{self, effective, Decision};
+use crate::policy::kind::Policy;
+use crate::policy::ratelimit;
+use crate::sink::{self, ArgsMessage, ErrorMessage, Level, Record, RecordKind, Rendered};
+use crate::site::{Origin, Site, SiteRef};
+use core::panic::Location;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+impl<'a> Record<'a> {
+    /// The one constructor: a record with no error, flags, message, count or boundary.
+    pub(crate) fn new(level: Level, kind: RecordKind, code: Code, at: Origin) -> Record<'a> {
+        Record {
+            level,
+            kind,
+            code,
+            at,
+            flags: 0,
+            error: None,
+            message: None,
+            suppressed: 0,
+            boundary: None,
+        }
+    }
+
+    pub(crate) fn with_error(mut self, e: &'a Error) -> Record<'a> {
+        self.error = Some(e);
+        self
+    }
+
+    pub(crate) fn with_flags(mut self, flags: u32) -> Record<'a> {
+        self.flags = flags;
+        self
+    }
+
+    pub(crate) fn with_boundary(mut self, name: &'a str) -> Record<'a> {
+        self.boundary = Some(name);
+        self
+    }
+}
+
+/// Emits `record` with `message` (formatted only if the sink writes it).
+fn emit_with(record: Record<'_>, message: Option<fmt_args::Msg<'_>>) {
+    match message {
+        Some(m) => sink::emit(&Record {
+            message: Some(format_args!("{m}")),
+            ..record
+        }),
+        None => sink::emit(&record),
+    }
+}
+
+mod fmt_args {
+    use super::*;
+
+    /// A message to render for one error, or a plain static text.
+    #[derive(Clone, Copy)]
+    pub(super) enum Msg<'a> {
+        For(&'a Error, &'a dyn ErrorMessage),
+        Text(&'static str),
+    }
+
+    impl core::fmt::Display for Msg<'_> {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            match *self {
+                Msg::For(e, m) => core::fmt::Display::fmt(&Rendered(e, m), f),
+                Msg::Text(t) => f.write_str(t),
+            }
+        }
+    }
+}
+use fmt_args::Msg;
+
+/// Reports a closed window's count of held-back messages for `site`.
+pub(crate) fn report_missed(site: SiteRef, code: Code, missed: u32) {
+    if missed == 0 {
+        return;
+    }
+    let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, site.origin());
+    r.suppressed = missed;
+    sink::emit(&r);
+}
+
+/// Runs a log decision for `e`, which nobody has logged yet, at `site`: emits the message if the
+/// policy allows, and marks the error as logged either way.
+pub(crate) fn log_at(
+    e: &mut Error,
+    site: SiteRef,
+    kind: RecordKind,
+    message: Option<&dyn ErrorMessage>,
+) {
+    let code = e.code();
+    let c = u32::from(code.get());
+    if site.state().last_code.load(Ordering::Relaxed) != c {
+        site.state().last_code.store(c, Ordering::Relaxed);
+    }
+    let decision = decide::decide(site, code);
+    e.mark_logged();
+    emit_decided(e, site, kind, message, decision);
+}
+
+/// The part of a log decision that writes: a closed window's count, then the message.
+#[inline(never)]
+fn emit_decided(
+    e: &Error,
+    site: SiteRef,
+    kind: RecordKind,
+    message: Option<&dyn ErrorMessage>,
+    decision: Decision,
+) {
+    let code = e.code();
+    report_missed(site, code, decision.closed_missed());
+    if !decision.emits() {
+        return;
+    }
+    // A debug site enabled with `+p` prints at debug level, like `pr_debug`.
+    let level = if effective(Some(site), code) == Policy::Debug {
+        Level::Debug
+    } else {
+        Level::Error
+    };
+    let f = site.state().flags.load(Ordering::Relaxed);
+    let r = Record::new(level, kind, code, site.origin())
+        .with_flags(f)
+        .with_error(e);
+    emit_with(r, message.map(|m| Msg::For(e, m)));
+}
+
+/// The `.expect()` replacement: logs once per site, at error level, with the full report.
+pub(crate) fn unexpected_at(
+    e: &mut Error,
+    site: SiteRef,
+    loc: &'static Location<'static>,
+    why: &'static str,
+) {
+    let first = decide::decide_once(site);
+    e.mark_logged();
+    if first {
+        let e: &Error = e;
+        let r = Record::new(
+            Level::Error,
+            RecordKind::Unexpected,
+            e.code(),
+            Origin::from_location(loc),
+        )
+        .with_error(e);
+        emit_with(r, Some(Msg::Text(why)));
+    }
+}
+
+/// Used by `err!` with a message. The error was made just now at `site`: nobody can have
+/// logged it, and making it stored its code in the site's `last_code`, so the decision is taken
+/// directly; only a message that prints (or a closed window's count) leaves this path.
+#[inline]
+pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
+    let s = site.get();
+    let decision =
+        decide::decide_state(s.state(), site.policy, e.code(), crate::platform::now_ms());
+    e.mark_logged();
+    if decision == (Decision::Suppress { closed_missed: 0 }) {
+        return;
+    }
+    let m = ArgsMessage(args);
+    emit_decided(e, s, RecordKind::Created, Some(&m), decision);
+}
+
+/// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its written
+/// policy (or by its code's default) and has no runtime control state is decided here, without
+/// a call: counted as suppressed, the error marked logged. Returns false when the full decision
+/// is needed.
+#[inline(always)]
+pub(crate) fn quiet_fast_path(e: &mut Error, site: &'static Site) -> bool {
+    let st = &site.state;
+    if !decide::quiet_without_control(st, site.policy, e.code()) {
+        return false;
+    }
+    st.suppressed.fetch_add(1, Ordering::Relaxed);
+    e.mark_logged();
+    true
+}
+
+static UNHANDLED: AtomicU32 = AtomicU32::new(0);
+
+/// How many errors were dropped unhandled so far in this process.
+pub fn unhandled_drops() -> u32 {
+    UNHANDLED.load(Ordering::Relaxed)
+}
+
+/// Called by `Drop` for an error nobody handled or logged.
+#[cold]
+#[inline(never)]
+fn unhandled_drop(e: &Error) {
+    if e.is_logged() {
+        return;
+    }
+    UNHANDLED.fetch_add(1, Ordering::Relaxed);
+    let Some(site) = e.site() else {
+        // Beyond the 65535th site and unrecorded: nothing to rate-limit by; warn.
+        let r =
+            Record::new(Level::Warning, RecordKind::Unhandled, e.code(), e.origin()).with_error(e);
+        sink::emit(&r);
+        return;
+    };
+    let d = decide::decide_drop(site);
+    report_missed(site, e.code(), d.closed_missed());
+    if d.emits() {
+        let r =
+            Record::new(Level::Warning, RecordKind::Unhandled, e.code(), e.origin()).with_error(e);
+        sink::emit(&r);
+    }
+}
+
+impl Drop for Error {
+    #[inline]
+    fn drop(&mut self) {
+        if self.0.get() & LOGGED == 0 {
+            unhandled_drop(self);
+        }
+        self.release();
+    }
+}
+
+/// Prints, for every site, the messages its rate limit is holding back now (closing their
+/// windows). Useful after a storm and before unloading.
+///
+/// # Examples
+///
+/// ```
+/// errtrace::policy::flush_suppressed();
+/// ```
+pub fn flush_suppressed() {
+    for s in crate::site::all() {
+        let st = s.state();
+        for rs in [&st.log_rate, &st.drop_rate] {
+            let missed = ratelimit::close(rs);
+            let code = s.last_code().unwrap_or(crate::code::EIO);
+            report_missed(s, code, missed);
+        }
+    }
+}

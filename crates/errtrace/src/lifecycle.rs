@@ -1,0 +1,321 @@
+//! Making errors, their hops and their end: every [`Error`] owns a flight-recorder slot and
+//! belongs to a site. Storage layer (it writes the [`site`](crate::site) counters and the
+//! [`recorder`](crate::recorder)).
+
+use crate::code::{Code, InvalidErrno};
+use crate::error::{Error, Result, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
+use crate::recorder::{Event, Missing, NewEvent, RECORDER};
+use crate::site::{Origin, Site, SiteRef};
+use core::mem::ManuallyDrop;
+use core::num::NonZeroU64;
+use core::panic::Location;
+use core::sync::atomic::Ordering;
+
+impl Error {
+    /// Makes an error with `code`, recording the caller's location as its origin.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let e = errtrace::Error::new(errtrace::code::ENOMEM);
+    /// assert_eq!(e.origin().line, line!() - 1);
+    /// e.handled();
+    /// ```
+    #[track_caller]
+    #[inline]
+    pub fn new(code: Code) -> Error {
+        Error::at_location(code, Location::caller())
+    }
+
+    /// Makes an error from an errno in the kernel's negative convention or positive.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidErrno`] for 0 or a magnitude above 4095: never silently `EINVAL`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use errtrace::{code, Error};
+    /// let e = Error::from_errno(-5).unwrap();
+    /// assert_eq!(e.code(), code::EIO);
+    /// e.handled();
+    /// assert!(Error::from_errno(0).is_err());
+    /// ```
+    #[track_caller]
+    #[inline]
+    pub fn from_errno(errno: i32) -> core::result::Result<Error, InvalidErrno> {
+        let code = Code::from_errno(errno)?;
+        Ok(Error::at_location(code, Location::caller()))
+    }
+
+    /// Makes an error whose origin is `loc`.
+    #[inline]
+    pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
+        Error::make(code, crate::site::at_location(loc), Some(loc))
+    }
+
+    /// Used by the macros: makes an error at a static site.
+    #[doc(hidden)]
+    #[inline]
+    pub fn __at_site(site: &'static Site, code: Code) -> Error {
+        Error::make(code, site.get(), None)
+    }
+
+    #[inline]
+    fn make(code: Code, site: SiteRef, loc: Option<&'static Location<'static>>) -> Error {
+        let st = site.state();
+        st.created.fetch_add(1, Ordering::Relaxed);
+        let c = u32::from(code.get());
+        if st.last_code.load(Ordering::Relaxed) != c {
+            st.last_code.store(c, Ordering::Relaxed);
+        }
+        let claimed = RECORDER.claim(NewEvent {
+            code,
+            site,
+            location: loc,
+            cpu: crate::platform::cpu_id(),
+        });
+        let (seq, flags) = match claimed {
+            Some(seq) => (seq, 0),
+            None => (0, UNRECORDED),
+        };
+        let id = site.index();
+        crate::probe::error(code, site, id, seq);
+        let bits = u64::from(code.get())
+            | flags
+            | (u64::from(id & 0xFFFF) << SITE_SHIFT)
+            | (u64::from(seq) << SEQ_SHIFT);
+        match NonZeroU64::new(bits) {
+            Some(v) => Error(v),
+            // Unreachable: a Code is never 0.
+            None => Error(NonZeroU64::MIN),
+        }
+    }
+
+    /// The recorder slot this error owns, if it was recorded.
+    #[inline]
+    pub(crate) fn owned_seq(&self) -> Option<u32> {
+        self.seq()
+    }
+
+    /// The site where the error was made.
+    pub fn site(&self) -> Option<SiteRef> {
+        match self.owned_seq() {
+            Some(seq) => RECORDER.site_owned(seq),
+            None => SiteRef::find(self.site_index()),
+        }
+    }
+
+    /// Where the error was made.
+    ///
+    /// Known for every error: the flight recorder keeps the exact origin in the event this error
+    /// owns; an unrecorded error finds it through its site id.
+    pub fn origin(&self) -> Origin {
+        let known = match self.owned_seq() {
+            Some(seq) => RECORDER.origin_owned(seq),
+            None => SiteRef::find(self.site_index()).map(|s| s.origin()),
+        };
+        known.unwrap_or(Origin::UNKNOWN)
+    }
+
+    /// The CPU or thread that made the error (`u32::MAX` when unknown).
+    pub(crate) fn cpu(&self) -> u32 {
+        self.owned_seq()
+            .and_then(|seq| RECORDER.cpu_owned(seq))
+            .unwrap_or(u32::MAX)
+    }
+
+    /// The trail: `(kept hops, total hops)`, or why there is none.
+    pub(crate) fn trail(
+        &self,
+    ) -> core::result::Result<(impl Iterator<Item = crate::recorder::Hop> + '_, u32), Missing> {
+        match self.owned_seq() {
+            Some(seq) => Ok(RECORDER.trail_owned(seq)),
+            None => Err(Missing::Unrecorded),
+        }
+    }
+
+    /// This error's event in the flight recorder: its trail.
+    ///
+    /// # Errors
+    ///
+    /// [`Missing::Unrecorded`] when the recorder had no free slot when the error was made.
+    pub fn event(&self) -> core::result::Result<Event, Missing> {
+        match self.seq() {
+            Some(seq) => RECORDER.read(seq),
+            None => Err(Missing::Unrecorded),
+        }
+    }
+
+    /// Whether a log decision was made for this error (it was printed, or held back by its
+    /// policy). Such an error is not printed again and does not warn when dropped.
+    pub fn is_logged(&self) -> bool {
+        let bits = self.0.get();
+        bits & LOGGED != 0
+            || (bits & UNRECORDED == 0 && RECORDER.is_reported((bits >> SEQ_SHIFT) as u32))
+    }
+
+    /// Marks the error as reported (its report was formatted).
+    pub(crate) fn mark_reported(&self) {
+        let bits = self.0.get();
+        if bits & (UNRECORDED | LOGGED) == 0 {
+            RECORDER.mark_reported((bits >> SEQ_SHIFT) as u32);
+        }
+    }
+
+    /// Records a hop at the caller's location.
+    #[track_caller]
+    #[inline]
+    pub fn hop(&mut self) {
+        self.hop_at(Location::caller(), None)
+    }
+
+    /// `hop_at(location, None)` out of line, for `#[trace]`: the error travels by value in a
+    /// register, so the caller's success path neither spills the result nor keeps the hop's
+    /// bookkeeping in registers.
+    #[inline(always)]
+    pub(crate) fn hopped_out_of_line(self, location: &'static Location<'static>) -> Error {
+        let this = ManuallyDrop::new(self);
+        Error(hop_bits(this.0, location))
+    }
+
+    /// Records a hop at `location` with an optional static message.
+    #[inline]
+    pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
+        let bits = self.0.get();
+        if bits & UNRECORDED != 0 {
+            return;
+        }
+        let seq = (bits >> SEQ_SHIFT) as u32;
+        let n = RECORDER.hop_owned(seq, location, message);
+        crate::probe::hop(self.code(), self.site_index(), seq, location);
+        // The first hop of this error (the count saturates, never wraps back to 1).
+        if n == 1 {
+            if let Some(s) = RECORDER.site_owned(seq) {
+                s.state().propagated.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Consumes the error without any message: it was dealt with.
+    ///
+    /// Dropping an `Error` that was neither handled nor logged warns. These count as handled and
+    /// never warn:
+    ///
+    /// - propagating it (`?`, `return Err(e)`): moving is not dropping;
+    /// - [`handled`](Error::handled), [`ignore`](Error::ignore) with a reason;
+    /// - [`into_code`](Error::into_code) (to `match` on the code), [`recover`](Error::recover);
+    /// - logging it ([`err!`](crate::err) with a message, [`ResultExt::log`](crate::ResultExt::log),
+    ///   [`ResultExt::log_with`](crate::ResultExt::log_with), [`ResultExt::or_log`](crate::ResultExt::or_log)),
+    ///   even when its policy held the message back;
+    /// - returning it through a [`boundary`](crate::boundary()), which reports it if nobody did;
+    /// - [`ResultExt::handled_ok`](crate::ResultExt::handled_ok), the explicit form of `.ok()`.
+    ///
+    /// These are forgetful and do warn: `let _ = f();`, `f().ok();`, `if let Ok(x) = f() {…}`
+    /// with no `else`, `drop(e)`, a `match` arm `Err(_) => {}`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use errtrace::{code::EAGAIN, Error};
+    /// let e = Error::new(EAGAIN);
+    /// e.handled(); // no warning
+    /// ```
+    #[inline]
+    pub fn handled(self) {
+        self.dispose();
+    }
+
+    /// Consumes the error on purpose, saying why (the reason is for the reader of the code; it
+    /// is not printed).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let e = errtrace::err!(EBUSY);
+    /// e.ignore("the device is polled again on the next tick");
+    /// ```
+    #[inline]
+    pub fn ignore(self, reason: &'static str) {
+        let _ = reason;
+        self.dispose();
+    }
+
+    /// Consumes the error and returns its code, to `match` on it (this handles the error).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use errtrace::code::{EAGAIN, EIO};
+    /// let e = errtrace::Error::new(EAGAIN);
+    /// let retry = match e.into_code() {
+    ///     EAGAIN => true,
+    ///     _ => false,
+    /// };
+    /// assert!(retry);
+    /// ```
+    #[inline]
+    pub fn into_code(self) -> Code {
+        let c = self.code();
+        self.dispose();
+        c
+    }
+
+    /// Handles the error if it has `code`; otherwise gives it back (to propagate with `?`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use errtrace::{code::{EAGAIN, EIO}, Error};
+    /// fn poll(e: Error) -> errtrace::Result<bool> {
+    ///     e.recover(EAGAIN)?;
+    ///     Ok(false)
+    /// }
+    /// assert_eq!(poll(Error::new(EAGAIN)).ok(), Some(false));
+    /// let other = poll(Error::new(EIO)).unwrap_err();
+    /// assert_eq!(other.code(), EIO);
+    /// other.handled();
+    /// ```
+    #[inline]
+    pub fn recover(self, code: Code) -> Result<()> {
+        if self.is(code) {
+            self.dispose();
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Ends the error's life without the unhandled check: releases its recorder slot.
+    #[inline]
+    pub(crate) fn dispose(self) {
+        let this = ManuallyDrop::new(self);
+        this.release();
+    }
+
+    #[inline]
+    pub(crate) fn release(&self) {
+        let bits = self.0.get();
+        if bits & UNRECORDED == 0 {
+            RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU64 {
+    let mut e = ManuallyDrop::new(Error(bits));
+    e.hop_at(location, None);
+    e.0
+}
+
+impl From<Code> for Error {
+    /// `Err(EINVAL)?` makes an error whose origin is the `?`.
+    #[track_caller]
+    #[inline]
+    fn from(code: Code) -> Error {
+        Error::new(code)
+    }
+}

@@ -1,0 +1,154 @@
+//! The default policy of each code, and the default rate limit. Decision layer.
+//!
+//! Quiet by default: the codes that are normal in a kernel (`EAGAIN`, `EINTR`, `ENOMEM`,
+//! `ERESTARTSYS` and its kin, `EPROBE_DEFER`), like `dev_err_probe`; configurable at build time
+//! (`ERRTRACE_QUIET_CODES=11,4,512`) and at start-up ([`set_code_policy`]). Every other code is
+//! rate-limited with the default burst and interval.
+
+use crate::code::{Code, MAX_ERRNO};
+use crate::policy::kind::{self, Policy, DEFAULT_BURST, DEFAULT_INTERVAL_MS};
+use crate::sync::Ordering;
+#[cfg(not(loom))]
+use crate::sync::{AtomicU32, AtomicU8};
+
+/// Codes quiet by default, from `ERRTRACE_QUIET_CODES` at build time when set.
+const BUILD_QUIET: [u16; 16] = quiet_codes(option_env!("ERRTRACE_QUIET_CODES"));
+
+// Evaluated only at compile time (for `BUILD_QUIET`): an out-of-range index or a bad value is a
+// compile error, never a runtime panic.
+#[allow(clippy::indexing_slicing, clippy::panic)]
+const fn quiet_codes(env: Option<&str>) -> [u16; 16] {
+    let mut out = [0u16; 16];
+    let Some(text) = env else {
+        // EAGAIN, EINTR, ENOMEM, ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+        // ERESTART_RESTARTBLOCK, EPROBE_DEFER.
+        let d = [11u16, 4, 12, 512, 513, 514, 516, 517];
+        let mut i = 0;
+        while i < d.len() {
+            out[i] = d[i];
+            i += 1;
+        }
+        return out;
+    };
+    let mut bytes = text.as_bytes();
+    let mut n: u32 = 0;
+    let mut count = 0;
+    let mut any = false;
+    loop {
+        let (b, rest) = match bytes {
+            [b, rest @ ..] => (Some(*b), rest),
+            [] => (None, bytes),
+        };
+        match b {
+            Some(d @ b'0'..=b'9') => {
+                n = n * 10 + (d - b'0') as u32;
+                any = true;
+                assert!(
+                    n <= MAX_ERRNO as u32,
+                    "ERRTRACE_QUIET_CODES: value above 4095"
+                );
+            }
+            Some(b',') | Some(b' ') | None => {
+                if any {
+                    assert!(count < 16, "ERRTRACE_QUIET_CODES: at most 16 codes");
+                    out[count] = n as u16;
+                    count += 1;
+                }
+                n = 0;
+                any = false;
+                if b.is_none() {
+                    return out;
+                }
+            }
+            Some(_) => panic!("ERRTRACE_QUIET_CODES: expected comma-separated errno numbers"),
+        }
+        bytes = rest;
+    }
+}
+
+/// Per code: the kind field of a policy word set by [`set_code_policy`], 0 when not set.
+#[cfg(not(loom))]
+static CLASS: [AtomicU8; MAX_ERRNO as usize + 1] =
+    [const { AtomicU8::new(0) }; MAX_ERRNO as usize + 1];
+
+#[cfg(not(loom))]
+static BURST: AtomicU32 = AtomicU32::new(DEFAULT_BURST);
+#[cfg(not(loom))]
+static INTERVAL: AtomicU32 = AtomicU32::new(DEFAULT_INTERVAL_MS);
+
+/// The kind of `code`'s default policy (a policy word's kind field).
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn kind_of(code: Code) -> u32 {
+    let set = CLASS
+        .get(code.get() as usize)
+        .map_or(0, |c| u32::from(c.load(Ordering::Relaxed)));
+    if set != 0 {
+        set
+    } else if BUILD_QUIET.contains(&code.get()) {
+        kind::QUIET
+    } else {
+        kind::RATELIMIT
+    }
+}
+
+#[cfg(loom)]
+pub(crate) fn kind_of(code: Code) -> u32 {
+    if BUILD_QUIET.contains(&code.get()) {
+        kind::QUIET
+    } else {
+        kind::RATELIMIT
+    }
+}
+
+/// The default policy of errors with `code` (before any per-site setting).
+pub fn default_for(code: Code) -> Policy {
+    match kind_of(code) {
+        kind::RATELIMIT => {
+            let (burst, interval_ms) = default_ratelimit();
+            Policy::RateLimited { burst, interval_ms }
+        }
+        k => Policy::from_word(k).unwrap_or(Policy::Always),
+    }
+}
+
+/// Sets the default policy of `code` at start-up. Only the kind of `policy` matters for
+/// [`Policy::RateLimited`]: its numbers come from [`set_default_ratelimit`].
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::{code::ETIMEDOUT, policy::{self, Policy}};
+/// policy::set_code_policy(ETIMEDOUT, Policy::Quiet);
+/// assert_eq!(policy::default_for(ETIMEDOUT), Policy::Quiet);
+/// ```
+#[cfg(not(loom))]
+pub fn set_code_policy(code: Code, policy: Policy) {
+    if let Some(c) = CLASS.get(code.get() as usize) {
+        c.store(
+            (policy.to_word() & kind::KIND_MASK) as u8,
+            Ordering::Relaxed,
+        );
+    }
+}
+
+/// Sets the default burst and interval of rate-limited sites.
+#[cfg(not(loom))]
+pub fn set_default_ratelimit(burst: u32, interval_ms: u32) {
+    BURST.store(burst, Ordering::Relaxed);
+    INTERVAL.store(interval_ms, Ordering::Relaxed);
+}
+
+/// The default `(burst, interval_ms)`.
+#[cfg(not(loom))]
+pub fn default_ratelimit() -> (u32, u32) {
+    (
+        BURST.load(Ordering::Relaxed),
+        INTERVAL.load(Ordering::Relaxed),
+    )
+}
+
+#[cfg(loom)]
+pub(crate) fn default_ratelimit() -> (u32, u32) {
+    (DEFAULT_BURST, DEFAULT_INTERVAL_MS)
+}
