@@ -228,7 +228,7 @@ expect_block drop "dropped-unhandled warning with origin $RANGE and a hop" \
 
 # ---- recorder: the flight recorder through debugfs
 expect_rc recorder 0 cat
-expect recorder '^# errtrace flight recorder: [0-9]+ events, oldest first' 'header'
+expect recorder '^# errtrace flight recorder: [0-9]+ events, shard by shard, oldest first' 'header'
 expect recorder "^#[0-9]+ $(re "EAGAIN (-11) cpu 0 released: $BUSY in demo::device::Device::poll_ready")\$" 'quiet errors are recorded'
 expect recorder "^#[0-9]+ $(re "ETIMEDOUT (-110) cpu 0 released: $FP_WRITE in demo::bus::Bus::write")\$" 'injected fault recorded'
 expect recorder "^    via $(re "$HOP_RESET_WRITE")\$" 'with its trail'

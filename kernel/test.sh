@@ -29,8 +29,14 @@ MODULE_SRC=${ERRTRACE_MODULE_DIR:-$HERE/module}
 SCENARIOS=${ERRTRACE_SCENARIOS:-$HERE/scenarios.sh}
 CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
 JOBS=${ERRTRACE_JOBS:-$(nproc)}
-# Entries in errtrace's site table (errtrace::config::SITES) for the module.
-SITES=${ERRTRACE_SITES:-512}
+# errtrace's storage for the module (errtrace::config): location sites, recorder
+# slots (all shards) and shards (one per CPU of the test VM and more).
+LOCATION_SITES=${ERRTRACE_LOCATION_SITES:-32}
+RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
+RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
+# The footprint limits of a whole errtrace instance in the module (bytes).
+MAX_DATA_BSS=32768
+MAX_TEXT=49152
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
@@ -235,9 +241,10 @@ do_module() {
     cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
     mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
     echo "    build dir: $mdir"
-    # errtrace's table sizes are read at compile time (errtrace::config); the
-    # demo has a few dozen sites, so a small site table keeps the .ko small.
-    logged "$OUT/module.log" env ERRTRACE_SITES="$SITES" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
+    # errtrace's storage sizes are read at compile time (errtrace::config).
+    logged "$OUT/module.log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
+        ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS" ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" \
+        "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
         ERRTRACE_MACROS_SO="$MACROS_SO" ERRTRACE_MACROS_LIB="$MACROS_LIB" \
         ERRTRACE_CORE_RUSTFLAGS="$CORE_RUSTFLAGS" \
         ERRTRACE_CORE_REL="$(repo_rel "$CORE_SRC")" \
@@ -252,6 +259,26 @@ do_module() {
     shopt -u nullglob
     ((${#KOS[@]} > 0)) || die "no .ko built in $mdir"
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
+    footprint "$mdir"
+}
+
+# The errtrace footprint, measured with size(1) (Berkeley: text = code and
+# read-only data). The library object holds errtrace's code, recorder, location
+# pool and tables; the demo's static sites are in the rest of the module. Limits:
+# errtrace's text (the library object) and data+bss of the whole module (which
+# bounds core + recorder + the demo's sites).
+footprint() {
+    local mdir=$1 obj t d b lib_t
+    echo "    errtrace footprint (size, bytes):"
+    for obj in "$mdir/errtrace-src/errtrace.o" "${KOS[@]}"; do
+        read -r t d b < <(size "$obj" | awk 'NR == 2 { print $1, $2, $3 }')
+        [[ $obj == */errtrace.o ]] && lib_t=$t
+        printf '      %-22s text %6d  data %6d  bss %6d  data+bss %6d\n' \
+            "$(basename "$obj")" "$t" "$d" "$b" $((d + b))
+    done
+    echo "    limits: errtrace text <= $MAX_TEXT, module data+bss <= $MAX_DATA_BSS"
+    ((lib_t <= MAX_TEXT)) || die "errtrace text $lib_t bytes > $MAX_TEXT"
+    ((d + b <= MAX_DATA_BSS)) || die "module data+bss $((d + b)) bytes > $MAX_DATA_BSS"
 }
 
 do_initramfs() {

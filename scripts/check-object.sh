@@ -8,7 +8,8 @@
 # It builds the library crate twice, one object each (codegen-units=1, debuginfo=0, into
 # target/objcheck/<config>, or $OBJCHECK_DIR/<config>; CARGO_BUILD_JOBS=1 for a busy machine):
 #   kernel: release --no-default-features --features macros, -C overflow-checks=on -C panic=abort
-#   std:    release, default features
+#   std:    release, features std + macros (not `registry`: linkme's distributed slice asserts
+#           its linker bounds with a panic inlined into the functions that iterate it)
 # and analyses `objdump -d -r -C` of it. An "errtrace function" is one whose mangled name contains
 # the crate name (its own functions, impls on its types, drop_in_place::<errtrace::..>); core
 # generics instantiated into the object are not (their panic calls are only shown as a note).
@@ -25,8 +26,11 @@ set -uo pipefail
 FRAME_LIMIT=256        # bytes: every errtrace function not listed below
 FRAME_LIMIT_BIG=1024   # bytes: functions whose demangled name matches one of these (POSIX ERE)
 BIG_FRAME_FUNCS=(
-    '^errtrace::control::(apply|apply_file|list|init_from_env)(::|$)'  # apply/list/env
+    '^errtrace::control::(apply|apply_file|list|init_from_env|write_site)(::|$)'  # apply/list/env
     '^<?errtrace::control::query::'                       # query parsing (whole module)
+    # Control's standing queries, applied by the hook a site calls when it first appears (only
+    # when a query was given before the site fired): query parsing, so control's limit.
+    '^errtrace::control::(on_new_site|matches|act)(::|$)'
     '^errtrace::recorder::(dump|for_each|write_event)(::|$)'
     '^<?errtrace::recorder::Recorder<[^>]*>>?::for_each(::|$)'
 )
@@ -132,7 +136,7 @@ status=0
 for config in "${configs[@]}"; do
     dir="${OBJCHECK_DIR:-$root/target/objcheck}/$config"
     flags=(-C codegen-units=1 -C debuginfo=0)
-    features=()
+    features=(--no-default-features --features std,macros)
     if [[ "$config" == kernel ]]; then
         features=(--no-default-features --features macros)
         flags+=(-C overflow-checks=on -C panic=abort)

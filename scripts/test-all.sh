@@ -101,6 +101,8 @@ step "build without default features for a no_std target check" \
 step "loom model checking" loom
 step "valgrind memcheck of the unsafe cells" memcheck
 step "SDT probes (readelf, gdb)" sdt
+step "object code: no panic call sites, stack frames within limits" bash scripts/check-object.sh
+step "layers import only downward" cargo test -q -p errtrace --test test_layers
 step "audit tool on errtrace's own core (no panic paths)" \
     cargo run -q -p cargo-errtrace -- audit crates/errtrace/src --deny panic
 step "guide builds" mdbook build docs

@@ -201,40 +201,38 @@ pub unsafe extern "C" fn errtrace_demo_control_read(buf: *mut c_char, len: usize
 pub unsafe extern "C" fn errtrace_demo_recorder_read(buf: *mut c_char, len: usize) -> c_long {
     // SAFETY: guaranteed by the caller.
     let mut out = unsafe { output(buf, len) };
-    // First pass: the size of each event, newest last.
-    let mut sizes = [(0u32, 0u32); errtrace::config::RECORDER_SLOTS];
-    let mut n = 0usize;
+    // First pass: how many events and bytes there are (no per-event array on the stack).
+    let (mut n, mut total) = (0usize, 0usize);
     errtrace::recorder::for_each(|ev| {
         let mut c = glue::Counter::default();
         let _ = errtrace::recorder::write_event(&mut c, ev);
-        if let Some(s) = sizes.get_mut(n) {
-            *s = (ev.seq(), u32::try_from(c.0).unwrap_or(u32::MAX));
-            n += 1;
+        n += 1;
+        total = total.saturating_add(c.0);
+    });
+    // Second pass: skip the oldest events until the rest fits, with room for the header.
+    let room = out.room().saturating_sub(128);
+    let (mut skipped, mut skipped_bytes) = (0usize, 0usize);
+    errtrace::recorder::for_each(|ev| {
+        if total.saturating_sub(skipped_bytes) > room {
+            let mut c = glue::Counter::default();
+            let _ = errtrace::recorder::write_event(&mut c, ev);
+            skipped_bytes = skipped_bytes.saturating_add(c.0);
+            skipped += 1;
         }
     });
-    // The newest events that fit, with room for the header.
-    let room = out.room().saturating_sub(128);
-    let (mut used, mut first, mut shown) = (0usize, u32::MAX, 0usize);
-    for &(seq, size) in sizes.get(..n).unwrap_or(&[]).iter().rev() {
-        let size = size as usize;
-        if used + size > room {
-            break;
-        }
-        used += size;
-        first = seq;
-        shown += 1;
-    }
     let _ = writeln!(
         out,
-        "# errtrace flight recorder: {} events, oldest first ({} older not shown; {} unrecorded)",
-        shown,
-        n - shown,
+        "# errtrace flight recorder: {} events, shard by shard, oldest first ({} older not shown; {} unrecorded)",
+        n.saturating_sub(skipped),
+        skipped,
         errtrace::recorder::unrecorded()
     );
+    let mut index = 0usize;
     errtrace::recorder::for_each(|ev| {
-        if ev.seq() >= first {
+        if index >= skipped {
             let _ = errtrace::recorder::write_event(&mut out, ev);
         }
+        index += 1;
     });
     out.finish() as c_long
 }

@@ -17,6 +17,7 @@
 #include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 static char ctl[512];
@@ -44,6 +45,7 @@ int errtrace_demo_param_chip_id(void);
 int errtrace_demo_c_init(void);
 void errtrace_demo_c_exit(void);
 u32 errtrace_demo_cpu_id(void);
+u64 errtrace_demo_clock_ns(void);
 void errtrace_demo_printk_debug(const char *text, size_t len);
 
 const char *errtrace_demo_param_ctl(void)
@@ -64,6 +66,12 @@ int errtrace_demo_param_chip_id(void)
 u32 errtrace_demo_cpu_id(void)
 {
 	return raw_smp_processor_id();
+}
+
+/* errtrace's rate-limit clock: NMI-safe, unlike ktime_get(). */
+u64 errtrace_demo_clock_ns(void)
+{
+	return ktime_get_mono_fast_ns();
 }
 
 void errtrace_demo_printk_debug(const char *text, size_t len)

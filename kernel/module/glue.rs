@@ -15,6 +15,7 @@ use kernel::prelude::*;
 
 extern "C" {
     fn errtrace_demo_cpu_id() -> u32;
+    fn errtrace_demo_clock_ns() -> u64;
     fn errtrace_demo_printk_debug(text: *const u8, len: usize);
 }
 
@@ -26,8 +27,11 @@ pub(crate) fn install() {
     let _ = errtrace::platform::set_cpu_id(cpu_id);
 }
 
+/// `ktime_get_mono_fast_ns()`: NMI-safe (no seqlock retry loop), monotonic, enough for rate
+/// limits.
 fn ktime_ns() -> u64 {
-    kernel::time::Ktime::ktime_get().to_ns() as u64
+    // SAFETY: plain C helper around ktime_get_mono_fast_ns(), callable from any context.
+    unsafe { errtrace_demo_clock_ns() }
 }
 
 fn cpu_id() -> u32 {

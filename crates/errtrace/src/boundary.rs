@@ -7,6 +7,7 @@ use crate::policy::decide;
 use crate::policy::kind::Policy;
 use crate::sink::{self, Level, Record, RecordKind};
 use crate::site::{flags, Origin, SiteKind};
+use core::mem::ManuallyDrop;
 use core::panic::Location;
 use core::sync::atomic::Ordering;
 
@@ -62,6 +63,8 @@ pub fn boundary_errno(name: &str, result: Result) -> i32 {
 
 #[inline(never)]
 fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
+    // Not dropped if a sink panics: unwinding must not report it again as dropped unhandled.
+    let e = ManuallyDrop::new(e);
     let code = e.code();
     let site = crate::site::at_location(loc);
     site.set_kind(SiteKind::Boundary);
@@ -73,18 +76,14 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     if e.is_logged() {
         let f = st.flags.load(Ordering::Relaxed);
         if f & (flags::PRINT_ON | flags::TRAIL) != 0 {
-            let r = Record::new(
-                Level::Debug,
-                RecordKind::AlreadyReported,
-                code,
-                Origin::from_location(loc),
-            )
-            .with_flags(f)
-            .with_error(&e)
-            .with_boundary(name);
+            let at = Origin::from_location(loc);
+            let r = Record::new(Level::Debug, RecordKind::AlreadyReported, code, &at)
+                .with_flags(f)
+                .with_error(&e)
+                .with_boundary(name);
             sink::emit(&r);
         }
-        e.dispose();
+        ManuallyDrop::into_inner(e).dispose();
         return code;
     }
     // The origin's class decides whether an unreported error prints here: quiet codes do not.
@@ -96,16 +95,12 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
         decide::decide(site, code).emits()
     };
     if emit {
-        let r = Record::new(
-            Level::Error,
-            RecordKind::Boundary,
-            code,
-            Origin::from_location(loc),
-        )
-        .with_error(&e)
-        .with_boundary(name);
+        let at = Origin::from_location(loc);
+        let r = Record::new(Level::Error, RecordKind::Boundary, code, &at)
+            .with_error(&e)
+            .with_boundary(name);
         sink::emit(&r);
     }
-    e.dispose();
+    ManuallyDrop::into_inner(e).dispose();
     code
 }

@@ -118,12 +118,12 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
             for s in crate::site::all() {
                 if matches(&q, s) {
                     act(&q, s);
-                    applied.matched += 1;
+                    applied.matched = applied.matched.wrapping_add(1);
                 }
             }
         }
         Command::Fail(q) => match crate::fault::configure(&q) {
-            Ok(()) => applied.fail_points += 1,
+            Ok(()) => applied.fail_points = applied.fail_points.wrapping_add(1),
             Err(e) => fail_err = Some(e),
         },
     });
@@ -135,7 +135,7 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
 }
 
 fn basename(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
+    crate::site::after_last(crate::site::after_last(path, b"/"), b"\\")
 }
 
 /// Whether a site query's match terms select `site`.
@@ -158,7 +158,7 @@ pub fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
     if let Some(p) = &q.module {
         let ok = o
             .module
-            .is_some_and(|m| p.matches(m) || p.matches(m.split("::").next().unwrap_or(m)));
+            .is_some_and(|m| p.matches(m) || p.matches(crate::site::before_first(m, b"::")));
         if !ok {
             return false;
         }
@@ -362,7 +362,13 @@ pub fn init_from_env() -> Option<std::string::String> {
         match apply_file(std::path::Path::new(&path)) {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {path}: {e}"))),
-            Err(e) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {path}: {e}"))),
+            Err(e) => {
+                // Not dropped while formatting can unwind (its drop could unwind too).
+                let e = core::mem::ManuallyDrop::new(e);
+                let text = std::format!("ERRTRACE_FILE {path}: {}", *e);
+                drop(core::mem::ManuallyDrop::into_inner(e));
+                problem = problem.or(Some(text));
+            }
         }
     }
     if let Some(p) = &problem {

@@ -16,7 +16,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 impl<'a> Record<'a> {
     /// The one constructor: a record with no error, flags, message, count or boundary.
-    pub(crate) fn new(level: Level, kind: RecordKind, code: Code, at: Origin) -> Record<'a> {
+    pub(crate) fn new(level: Level, kind: RecordKind, code: Code, at: &'a Origin) -> Record<'a> {
         Record {
             level,
             kind,
@@ -44,46 +44,20 @@ impl<'a> Record<'a> {
         self.boundary = Some(name);
         self
     }
-}
 
-/// Emits `record` with `message` (formatted only if the sink writes it).
-fn emit_with(record: Record<'_>, message: Option<fmt_args::Msg<'_>>) {
-    match message {
-        Some(m) => sink::emit(&Record {
-            message: Some(format_args!("{m}")),
-            ..record
-        }),
-        None => sink::emit(&record),
+    pub(crate) fn with_message(mut self, message: core::fmt::Arguments<'a>) -> Record<'a> {
+        self.message = Some(message);
+        self
     }
 }
-
-mod fmt_args {
-    use super::*;
-
-    /// A message to render for one error, or a plain static text.
-    #[derive(Clone, Copy)]
-    pub(super) enum Msg<'a> {
-        For(&'a Error, &'a dyn ErrorMessage),
-        Text(&'static str),
-    }
-
-    impl core::fmt::Display for Msg<'_> {
-        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            match *self {
-                Msg::For(e, m) => core::fmt::Display::fmt(&Rendered(e, m), f),
-                Msg::Text(t) => f.write_str(t),
-            }
-        }
-    }
-}
-use fmt_args::Msg;
 
 /// Reports a closed window's count of held-back messages for `site`.
 pub(crate) fn report_missed(site: SiteRef, code: Code, missed: u32) {
     if missed == 0 {
         return;
     }
-    let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, site.origin());
+    let at = site.origin();
+    let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, &at);
     r.suppressed = missed;
     sink::emit(&r);
 }
@@ -126,11 +100,44 @@ fn emit_decided(
     } else {
         Level::Error
     };
+    emit_record(e, site, kind, level, message);
+}
+
+/// Builds the record of a decided message and emits it.
+#[inline(never)]
+fn emit_record(
+    e: &Error,
+    site: SiteRef,
+    kind: RecordKind,
+    level: Level,
+    message: Option<&dyn ErrorMessage>,
+) {
     let f = site.state().flags.load(Ordering::Relaxed);
-    let r = Record::new(level, kind, code, site.origin())
-        .with_flags(f)
+    let at = site.origin();
+    match message {
+        Some(m) => emit_with_message(level, kind, f, &at, e, m),
+        None => sink::emit(
+            &Record::new(level, kind, e.code(), &at)
+                .with_flags(f)
+                .with_error(e),
+        ),
+    }
+}
+
+/// Emits a record with `m` rendered for `e` (its own frame: the formatting arguments).
+#[inline(never)]
+fn emit_with_message(
+    level: Level,
+    kind: RecordKind,
+    flags: u32,
+    at: &Origin,
+    e: &Error,
+    m: &dyn ErrorMessage,
+) {
+    let r = Record::new(level, kind, e.code(), at)
+        .with_flags(flags)
         .with_error(e);
-    emit_with(r, message.map(|m| Msg::For(e, m)));
+    sink::emit(&r.with_message(format_args!("{}", Rendered(e, m))));
 }
 
 /// The `.expect()` replacement: logs once per site, at error level, with the full report.
@@ -144,14 +151,9 @@ pub(crate) fn unexpected_at(
     e.mark_logged();
     if first {
         let e: &Error = e;
-        let r = Record::new(
-            Level::Error,
-            RecordKind::Unexpected,
-            e.code(),
-            Origin::from_location(loc),
-        )
-        .with_error(e);
-        emit_with(r, Some(Msg::Text(why)));
+        let at = Origin::from_location(loc);
+        let r = Record::new(Level::Error, RecordKind::Unexpected, e.code(), &at).with_error(e);
+        sink::emit(&r.with_message(format_args!("{why}")));
     }
 }
 
@@ -201,18 +203,18 @@ fn unhandled_drop(e: &Error) {
         return;
     }
     UNHANDLED.fetch_add(1, Ordering::Relaxed);
-    let Some(site) = e.site() else {
-        // Beyond the 65535th site and unrecorded: nothing to rate-limit by; warn.
-        let r =
-            Record::new(Level::Warning, RecordKind::Unhandled, e.code(), e.origin()).with_error(e);
-        sink::emit(&r);
-        return;
+    // Beyond the 65535th site and unrecorded there is nothing to rate-limit by: warn.
+    let emits = match e.site() {
+        Some(site) => {
+            let d = decide::decide_drop(site);
+            report_missed(site, e.code(), d.closed_missed());
+            d.emits()
+        }
+        None => true,
     };
-    let d = decide::decide_drop(site);
-    report_missed(site, e.code(), d.closed_missed());
-    if d.emits() {
-        let r =
-            Record::new(Level::Warning, RecordKind::Unhandled, e.code(), e.origin()).with_error(e);
+    if emits {
+        let at = e.origin();
+        let r = Record::new(Level::Warning, RecordKind::Unhandled, e.code(), &at).with_error(e);
         sink::emit(&r);
     }
 }
@@ -237,11 +239,15 @@ impl Drop for Error {
 /// ```
 pub fn flush_suppressed() {
     for s in crate::site::all() {
-        let st = s.state();
-        for rs in [&st.log_rate, &st.drop_rate] {
-            let missed = ratelimit::close(rs);
-            let code = s.last_code().unwrap_or(crate::code::EIO);
-            report_missed(s, code, missed);
-        }
+        flush_site(s);
     }
+}
+
+#[inline(never)]
+fn flush_site(s: SiteRef) {
+    let code = s.last_code().unwrap_or(crate::code::EIO);
+    let missed = ratelimit::close(&s.state().log_rate);
+    report_missed(s, code, missed);
+    let missed = ratelimit::close(&s.state().drop_rate);
+    report_missed(s, code, missed);
 }

@@ -93,16 +93,12 @@ impl FailPoint {
         }
         let slot = find_config(self.name)?;
         let code = slot.decide()?.unwrap_or(self.code);
-        let e = Error::__at_site(self.site, code);
-        let r = Record::new(
-            Level::Warning,
-            RecordKind::Injected,
-            code,
-            Origin::from_site(self.site),
-        )
-        .with_error(&e);
+        // Not dropped if the sink panics (see `boundary`).
+        let e = core::mem::ManuallyDrop::new(Error::__at_site(self.site, code));
+        let at = Origin::from_site(self.site);
+        let r = Record::new(Level::Warning, RecordKind::Injected, code, &at).with_error(&e);
         crate::sink::emit(&r);
-        Some(e)
+        Some(core::mem::ManuallyDrop::into_inner(e))
     }
 
     /// The point's name.
@@ -285,7 +281,7 @@ impl Config {
         }
         let interval = self.interval.load(Ordering::Relaxed).max(1);
         let calls = self.calls.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
-        if interval > 1 && calls % interval != 0 {
+        if interval > 1 && calls.checked_rem(interval) != Some(0) {
             return None;
         }
         let p = self.probability.load(Ordering::Relaxed);

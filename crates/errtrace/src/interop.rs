@@ -62,6 +62,7 @@ impl From<std::io::Error> for Error {
             .raw_os_error()
             .and_then(|n| code::Code::from_errno(n).ok())
             .unwrap_or(code::EIO);
+        drop(e);
         Error::new(c)
     }
 }

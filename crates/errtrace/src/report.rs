@@ -57,11 +57,22 @@ impl fmt::Display for Report<'_> {
 }
 
 fn write_body(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
+    write_origin(f, e, indent)?;
+    write_trail(f, e, indent)
+}
+
+#[inline(never)]
+fn write_origin(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
     let origin = e.origin();
     write!(f, "\n{indent}origin: {origin}")?;
     if let Some(func) = origin.function {
         write!(f, " in {func}")?;
     }
+    Ok(())
+}
+
+#[inline(never)]
+fn write_trail(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
     match e.trail() {
         Ok((hops, total)) => {
             let mut kept = 0u32;
@@ -189,7 +200,7 @@ impl fmt::Display for Record<'_> {
                 write!(f, "{:?} ({}) at {}", code, code.to_errno(), self.at)?;
                 if let Some(e) = self.error {
                     let o = e.origin();
-                    if self.kind == RecordKind::Logged && o != self.at {
+                    if self.kind == RecordKind::Logged && o != *self.at {
                         write!(f, ", from {o}")?;
                     }
                     if self.flags & flags::TRAIL != 0 {
@@ -215,7 +226,7 @@ impl fmt::Display for Record<'_> {
                     self.boundary.unwrap_or("boundary"),
                     code,
                     code.to_errno(),
-                    self.error.map_or(self.at, |e| e.origin())
+                    self.error.map_or(*self.at, |e| e.origin())
                 )?;
                 if self.flags & flags::TRAIL != 0 {
                     self.full(f)?;

@@ -33,7 +33,7 @@ use crate::raw::SetOnce;
 use crate::site::Origin;
 use core::fmt;
 #[cfg(feature = "std")]
-use std::{string::String, string::ToString, vec::Vec};
+use std::{string::String, vec::Vec};
 
 /// Severity, as the kernel's printk levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,7 +94,7 @@ pub struct Record<'a> {
     /// The error code.
     pub code: Code,
     /// The site that logs: the creator, the `.log()` call, the boundary, or the origin.
-    pub at: Origin,
+    pub at: &'a Origin,
     /// The logging site's control flags (`f`, `l`, `m`, `t`, `s`; see [`control`](crate::control)).
     pub flags: u32,
     /// The error, for its origin and trail (`None` for [`RecordKind::Suppressed`]).
@@ -177,8 +177,15 @@ pub struct StderrSink;
 impl Sink for StderrSink {
     fn emit(&self, record: &Record<'_>) {
         use std::io::Write;
-        let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "errtrace: {record}");
+        /// Writes to standard error; a failing stream ends the record, never a panic.
+        struct Stderr(std::io::Stderr);
+        impl fmt::Write for Stderr {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                self.0.write_all(s.as_bytes()).map_err(|_| fmt::Error)
+            }
+        }
+        let mut out = Stderr(std::io::stderr());
+        let _ = fmt::Write::write_fmt(&mut out, format_args!("errtrace: {record}\n"));
     }
 }
 
@@ -301,7 +308,11 @@ impl Capture {
 
     /// Takes the records emitted so far on the calling thread.
     pub fn take(&self) -> Vec<Captured> {
-        CAPTURED.with(|c| core::mem::take(&mut *c.borrow_mut()))
+        CAPTURED
+            .try_with(|c| c.try_borrow_mut().map(|mut v| core::mem::take(&mut *v)))
+            .ok()
+            .and_then(|r| r.ok())
+            .unwrap_or_default()
     }
 }
 
@@ -315,11 +326,15 @@ impl Default for Capture {
 #[cfg(feature = "std")]
 impl Sink for Capture {
     fn emit(&self, record: &Record<'_>) {
+        let mut text = String::new();
+        if fmt::Write::write_fmt(&mut text, format_args!("{record}")).is_err() {
+            return;
+        }
         let c = Captured {
             level: record.level,
             kind: record.kind,
             code: record.code,
-            text: record.to_string(),
+            text,
             suppressed: record.suppressed,
         };
         let _ = CAPTURED.try_with(|v| {

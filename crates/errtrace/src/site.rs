@@ -37,7 +37,7 @@
 
 #[cfg(not(loom))]
 use crate::code::Code;
-use crate::policy::Policy;
+use crate::policy::kind::Policy;
 use crate::raw::{AtomicRef, SetOnce};
 use crate::sync::{loom_const_fn, AtomicU32, Ordering};
 use core::panic::Location;
@@ -224,9 +224,38 @@ impl Origin {
 
     /// The last segment of the function path (`read_reg`), as dynamic_debug lists it.
     pub fn function_name(&self) -> Option<&'static str> {
-        self.function
-            .map(|f| f.rsplit_once("::").map_or(f, |(_, name)| name))
+        self.function.map(|f| after_last(f, b"::"))
     }
+}
+
+/// The part of `s` after the last `sep` (all of `s` when there is none). Byte search with
+/// checked slicing: no panic path, whatever the input.
+pub(crate) fn after_last<'a>(s: &'a str, sep: &[u8]) -> &'a str {
+    let b = s.as_bytes();
+    let n = sep.len();
+    let mut i = b.len();
+    while i >= n && n > 0 {
+        let start = i.wrapping_sub(n);
+        if b.get(start..i) == Some(sep) {
+            return s.get(i..).unwrap_or(s);
+        }
+        i = i.wrapping_sub(1);
+    }
+    s
+}
+
+/// The part of `s` before the first `sep` (all of `s` when there is none).
+pub(crate) fn before_first<'a>(s: &'a str, sep: &[u8]) -> &'a str {
+    let b = s.as_bytes();
+    let n = sep.len();
+    let mut i = 0usize;
+    while n > 0 && i.wrapping_add(n) <= b.len() {
+        if b.get(i..i.wrapping_add(n)) == Some(sep) {
+            return s.get(..i).unwrap_or(s);
+        }
+        i = i.wrapping_add(1);
+    }
+    s
 }
 
 impl core::fmt::Display for Origin {
@@ -586,7 +615,7 @@ pub fn overflowed() -> u32 {
 /// Number of sites that have fired (or were listed).
 #[cfg(not(loom))]
 pub fn count() -> usize {
-    SITES.iter().count()
+    SITES.iter().fold(0usize, |n, _| n.wrapping_add(1))
 }
 
 /// A handle to one site.
@@ -697,6 +726,22 @@ impl SiteRef {
 #[cfg(not(loom))]
 pub fn all() -> impl Iterator<Item = SiteRef> {
     SITES.iter().map(|state| SiteRef { state })
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_segments() {
+        assert_eq!(after_last("demo::bus::read_reg", b"::"), "read_reg");
+        assert_eq!(after_last("read_reg", b"::"), "read_reg");
+        assert_eq!(after_last("a::", b"::"), "");
+        assert_eq!(after_last("src/bus.rs", b"/"), "bus.rs");
+        assert_eq!(before_first("demo::bus", b"::"), "demo");
+        assert_eq!(before_first("demo", b"::"), "demo");
+        assert_eq!(after_last("é::ü", b"::"), "ü");
+    }
 }
 
 #[cfg(all(test, loom))]

@@ -194,22 +194,26 @@ impl<T> ResultExt<T> for Result<T> {
 }
 
 #[inline(never)]
-fn log_here(mut e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
+fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
     if e.is_logged() {
         return e;
     }
+    // Not dropped if the sink panics (see `boundary`).
+    let mut e = core::mem::ManuallyDrop::new(e);
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
-    e
+    core::mem::ManuallyDrop::into_inner(e)
 }
 
 #[inline(never)]
-fn unexpected(mut e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
+fn unexpected(e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
+    // Not dropped if the sink panics (see `boundary`).
+    let mut e = core::mem::ManuallyDrop::new(e);
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::unexpected_at(&mut e, site, loc, why);
-    e
+    core::mem::ManuallyDrop::into_inner(e)
 }
 
 /// Converts a foreign `Result` into an `errtrace::Result`, recording the caller as the origin.

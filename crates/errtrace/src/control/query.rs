@@ -75,24 +75,24 @@ pub(crate) fn glob(pat: &[u8], text: &[u8]) -> bool {
         match pat.get(p) {
             Some(b'*') => {
                 star = Some((p, t));
-                p += 1;
+                p = p.wrapping_add(1);
             }
             Some(&c) if c == b'?' || Some(&c) == text.get(t) => {
-                p += 1;
-                t += 1;
+                p = p.wrapping_add(1);
+                t = t.wrapping_add(1);
             }
             _ => match star {
                 Some((sp, st)) => {
-                    p = sp + 1;
-                    t = st + 1;
-                    star = Some((sp, st + 1));
+                    p = sp.wrapping_add(1);
+                    t = st.wrapping_add(1);
+                    star = Some((sp, st.wrapping_add(1)));
                 }
                 None => return false,
             },
         }
     }
     while pat.get(p) == Some(&b'*') {
-        p += 1;
+        p = p.wrapping_add(1);
     }
     p == pat.len()
 }
@@ -164,12 +164,17 @@ pub struct QueryError {
 impl QueryError {
     fn new(input: &str, offset: usize, expected: &'static str, found: &str) -> QueryError {
         let before = input.get(..offset).unwrap_or("");
-        let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
-        let column = offset - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        let line = before
+            .bytes()
+            .filter(|b| *b == b'\n')
+            .fold(1usize, |n, _| n.wrapping_add(1));
+        let column = offset
+            .wrapping_sub(before.rfind('\n').map_or(0, |i| i.wrapping_add(1)))
+            .wrapping_add(1);
         let mut buf = [0u8; 32];
         let mut n = found.len().min(32);
         while !found.is_char_boundary(n) {
-            n -= 1;
+            n = n.wrapping_sub(1);
         }
         if let (Some(dst), Some(src)) = (buf.get_mut(..n), found.as_bytes().get(..n)) {
             dst.copy_from_slice(src);
@@ -236,19 +241,22 @@ impl<'a> Words<'a> {
     fn next_word(&mut self) -> Option<(usize, &'a str)> {
         let bytes = self.input.as_bytes();
         while self.pos < self.end && bytes.get(self.pos).is_some_and(|b| b.is_ascii_whitespace()) {
-            self.pos += 1;
+            self.pos = self.pos.wrapping_add(1);
         }
         if self.pos >= self.end {
             return None;
         }
         let start = self.pos;
         if bytes.get(start) == Some(&b'"') {
-            let mut i = start + 1;
+            let mut i = start.wrapping_add(1);
             while i < self.end && bytes.get(i) != Some(&b'"') {
-                i += 1;
+                i = i.wrapping_add(1);
             }
-            let word = self.input.get(start + 1..i.min(self.end)).unwrap_or("");
-            self.pos = (i + 1).min(self.end);
+            let word = self
+                .input
+                .get(start.wrapping_add(1)..i.min(self.end))
+                .unwrap_or("");
+            self.pos = (i.wrapping_add(1)).min(self.end);
             return Some((start, word));
         }
         while self.pos < self.end
@@ -256,7 +264,7 @@ impl<'a> Words<'a> {
                 .get(self.pos)
                 .is_some_and(|b| !b.is_ascii_whitespace())
         {
-            self.pos += 1;
+            self.pos = self.pos.wrapping_add(1);
         }
         Some((start, self.input.get(start..self.pos).unwrap_or("")))
     }
@@ -269,22 +277,22 @@ impl<'a> Words<'a> {
 /// The first [`QueryError`]; commands already handed to `out` must then be discarded (the
 /// callers of this function validate everything before applying anything).
 pub fn parse(input: &str, mut out: impl FnMut(Command)) -> Result<usize, QueryError> {
-    let mut count = 0;
+    let mut count: usize = 0;
     let mut start = 0;
     let bytes = input.as_bytes();
     loop {
         let mut end = start;
         while end < bytes.len() && !matches!(bytes.get(end), Some(b';') | Some(b'\n')) {
-            end += 1;
+            end = end.wrapping_add(1);
         }
         if let Some(c) = parse_one(input, start, end)? {
             out(c);
-            count += 1;
+            count = count.wrapping_add(1);
         }
         if end >= bytes.len() {
             return Ok(count);
         }
-        start = end + 1;
+        start = end.wrapping_add(1);
     }
 }
 
@@ -369,70 +377,7 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
         Err(QueryError::new(input, off, expected, found))
     };
     if first == "fail" {
-        let mut q = FailQuery {
-            name: Pattern::new("").unwrap_or(Pattern {
-                bytes: [0; MAX_PATTERN],
-                len: 0,
-            }),
-            probability: None,
-            interval: None,
-            times: None,
-            code: None,
-            off: false,
-        };
-        let mut named = false;
-        while let Some((off, word)) = w.next_word() {
-            if word == "off" {
-                q.off = true;
-                continue;
-            }
-            let Some((key, value)) = word.split_once('=') else {
-                return err(
-                    off,
-                    "'name=', 'probability=', 'interval=', 'times=', 'code=' or 'off'",
-                    word,
-                );
-            };
-            match key {
-                "name" => match Pattern::new(value) {
-                    Some(p) if !value.is_empty() => {
-                        q.name = p;
-                        named = true;
-                    }
-                    _ => return err(off, "a fail point name of 1 to 64 bytes", word),
-                },
-                "probability" => match parse_u32(value) {
-                    Some(p) if p <= 100 => q.probability = Some(p),
-                    _ => return err(off, "a probability in percent, 0 to 100", word),
-                },
-                "interval" => match parse_u32(value) {
-                    Some(n) if n >= 1 => q.interval = Some(n),
-                    _ => return err(off, "an interval of at least 1", word),
-                },
-                "times" => match value {
-                    "-1" => q.times = Some(-1),
-                    v => match parse_u32(v) {
-                        Some(n) if n <= i32::MAX as u32 => q.times = Some(n as i32),
-                        _ => return err(off, "a number of times, or -1 for unlimited", word),
-                    },
-                },
-                "code" => match parse_code(value) {
-                    Some(c) => q.code = Some(c),
-                    None => return err(off, "an errno name such as ENOMEM", word),
-                },
-                _ => {
-                    return err(
-                        off,
-                        "'name=', 'probability=', 'interval=', 'times=', 'code=' or 'off'",
-                        word,
-                    )
-                }
-            }
-        }
-        if !named {
-            return err(end, "'name=NAME' in a 'fail' query", "");
-        }
-        return Ok(Some(Command::Fail(q)));
+        return parse_fail(input, w, end);
     }
 
     let mut q = SiteQuery {
@@ -549,6 +494,79 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
         );
     }
     Ok(Some(Command::Site(q)))
+}
+
+/// The rest of a `fail` query (its own frame: a fail query and a site query are never both
+/// built).
+#[inline(never)]
+fn parse_fail(input: &str, mut w: Words<'_>, end: usize) -> Result<Option<Command>, QueryError> {
+    let err = |off: usize, expected: &'static str, found: &str| {
+        Err(QueryError::new(input, off, expected, found))
+    };
+    let mut q = FailQuery {
+        name: Pattern::new("").unwrap_or(Pattern {
+            bytes: [0; MAX_PATTERN],
+            len: 0,
+        }),
+        probability: None,
+        interval: None,
+        times: None,
+        code: None,
+        off: false,
+    };
+    let mut named = false;
+    while let Some((off, word)) = w.next_word() {
+        if word == "off" {
+            q.off = true;
+            continue;
+        }
+        let Some((key, value)) = word.split_once('=') else {
+            return err(
+                off,
+                "'name=', 'probability=', 'interval=', 'times=', 'code=' or 'off'",
+                word,
+            );
+        };
+        match key {
+            "name" => match Pattern::new(value) {
+                Some(p) if !value.is_empty() => {
+                    q.name = p;
+                    named = true;
+                }
+                _ => return err(off, "a fail point name of 1 to 64 bytes", word),
+            },
+            "probability" => match parse_u32(value) {
+                Some(p) if p <= 100 => q.probability = Some(p),
+                _ => return err(off, "a probability in percent, 0 to 100", word),
+            },
+            "interval" => match parse_u32(value) {
+                Some(n) if n >= 1 => q.interval = Some(n),
+                _ => return err(off, "an interval of at least 1", word),
+            },
+            "times" => match value {
+                "-1" => q.times = Some(-1),
+                v => match parse_u32(v) {
+                    Some(n) if n <= i32::MAX as u32 => q.times = Some(n as i32),
+                    _ => return err(off, "a number of times, or -1 for unlimited", word),
+                },
+            },
+            "code" => match parse_code(value) {
+                Some(c) => q.code = Some(c),
+                None => return err(off, "an errno name such as ENOMEM", word),
+            },
+            _ => {
+                return err(
+                    off,
+                    "'name=', 'probability=', 'interval=', 'times=', 'code=' or 'off'",
+                    word,
+                )
+            }
+        }
+    }
+    if !named {
+        return err(end, "'name=NAME' in a 'fail' query", "");
+    }
+    Ok(Some(Command::Fail(q)))
 }
 
 #[cfg(test)]
