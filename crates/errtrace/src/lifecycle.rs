@@ -80,7 +80,7 @@ impl Error {
             Some(seq) => (seq, 0),
             None => (0, UNRECORDED),
         };
-        let id = site.index();
+        let id = st.id();
         crate::probe::error(code, site, id, seq);
         let bits = u64::from(code.get())
             | flags
@@ -188,14 +188,8 @@ impl Error {
             return;
         }
         let seq = (bits >> SEQ_SHIFT) as u32;
-        let n = RECORDER.hop_owned(seq, location, message);
+        RECORDER.hop_owned(seq, location, message);
         crate::probe::hop(self.code(), self.site_index(), seq, location);
-        // The first hop of this error (the count saturates, never wraps back to 1).
-        if n == 1 {
-            if let Some(s) = RECORDER.site_owned(seq) {
-                s.state().propagated.fetch_add(1, Ordering::Relaxed);
-            }
-        }
     }
 
     /// Consumes the error without any message: it was dealt with.

@@ -113,9 +113,18 @@ fn default_cpu_id() -> u32 {
     use core::sync::atomic::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(1);
     std::thread_local! {
-        static ID: u32 = NEXT.fetch_add(1, Ordering::Relaxed);
+        // Constant-initialised and without a destructor: reading it is one TLS load.
+        static ID: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
     }
-    ID.try_with(|id| *id).unwrap_or(u32::MAX)
+    ID.try_with(|id| match id.get() {
+        0 => {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            id.set(n);
+            n
+        }
+        n => n,
+    })
+    .unwrap_or(u32::MAX)
 }
 
 #[cfg(all(not(feature = "std"), not(loom)))]

@@ -144,11 +144,10 @@ impl<const H: usize> Slot<H> {
     }
 }
 
-/// A shard: its own head on its own cache line, then its slots.
+/// A shard's head, on its own cache line.
 #[repr(align(64))]
-struct Shard<const P: usize, const H: usize> {
-    head: AtomicU32,
-    slots: [Slot<H>; P],
+struct Head {
+    next: AtomicU32,
 }
 
 /// What a new event starts with.
@@ -234,35 +233,39 @@ pub enum Missing {
     Busy,
 }
 
-/// A flight recorder of `S` shards (a power of two) of `P` slots (a power of two) with `H` hops
-/// each.
+/// A flight recorder of `S` shards (a power of two) of `P` slots each (a power of two);
+/// `N = S × P` slots in all, `H` hops each.
 ///
 /// # Invariants
 ///
-/// A sequence number (handle) is `counter << SHARD_BITS | shard`; its slot is
-/// `slots[counter % P]` of shard `shard`, whose state's top 16 bits hold the counter's low 16.
-pub(crate) struct Recorder<const S: usize, const P: usize, const H: usize> {
-    shards: [Shard<P, H>; S],
+/// A sequence number (handle) is `tag << 16 | index`: `index` is the slot's place in `slots`
+/// (shard `index / P`), `tag` the low 16 bits of the shard's counter when it was claimed, also
+/// kept in the top 16 bits of the slot's state while the event is there.
+pub(crate) struct Recorder<const S: usize, const P: usize, const N: usize, const H: usize> {
+    heads: [Head; S],
+    slots: [Slot<H>; N],
     unrecorded: AtomicU32,
 }
 
-impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
-    const SHARD_BITS: u32 = {
+impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S, P, N, H> {
+    const CHECKED: () = {
         assert!(S.is_power_of_two() && S <= 64);
-        assert!(P.is_power_of_two() && P <= 32768);
-        S.trailing_zeros()
+        assert!(P.is_power_of_two());
+        assert!(N == S * P && N <= 32768);
     };
 
     /// An empty recorder.
     #[cfg(not(loom))]
     pub(crate) const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CHECKED;
         Recorder {
-            shards: [const {
-                Shard {
-                    head: AtomicU32::new(0),
-                    slots: [const { Slot::new() }; P],
+            heads: [const {
+                Head {
+                    next: AtomicU32::new(0),
                 }
             }; S],
+            slots: [const { Slot::new() }; N],
             unrecorded: AtomicU32::new(0),
         }
     }
@@ -270,72 +273,80 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
     /// An empty recorder.
     #[cfg(loom)]
     pub(crate) fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CHECKED;
         Recorder {
-            shards: core::array::from_fn(|_| Shard {
-                head: AtomicU32::new(0),
-                slots: core::array::from_fn(|_| Slot::new()),
+            heads: core::array::from_fn(|_| Head {
+                next: AtomicU32::new(0),
             }),
+            slots: core::array::from_fn(|_| Slot::new()),
             unrecorded: AtomicU32::new(0),
         }
     }
 
-    #[inline]
-    fn split(seq: u32) -> (usize, u32) {
-        let shard = (seq & (S as u32).wrapping_sub(1)) as usize;
-        (shard, seq >> Self::SHARD_BITS)
-    }
-
-    #[inline]
+    #[inline(always)]
     fn slot(&self, seq: u32) -> Option<&Slot<H>> {
-        let (shard, counter) = Self::split(seq);
-        let slots = &self.shards.get(shard)?.slots;
-        slots.get((counter as usize) & P.wrapping_sub(1))
+        self.slots.get((seq & 0xFFFF) as usize & N.wrapping_sub(1))
     }
 
     /// The state bits that say "the live event `seq`".
-    #[inline]
+    #[inline(always)]
     fn owner_tag(seq: u32) -> u32 {
-        ((seq >> Self::SHARD_BITS) << 16) | LIVE | WRITTEN
+        (seq & 0xFFFF_0000) | LIVE | WRITTEN
     }
 
-    /// Records a new event in the shard of `ev.cpu` (or, when all its slots are live, the next
-    /// shards); returns its sequence number, or `None` when every slot holds a live error.
+    /// Records a new event in the shard of `ev.cpu` (or, when its next slot is live, the next
+    /// free one in any shard); returns its sequence number, or `None` when every slot holds a
+    /// live error.
     #[inline]
     pub(crate) fn claim(&self, ev: NewEvent) -> Option<u32> {
+        let shard = (ev.cpu as usize) & S.wrapping_sub(1);
+        match self.try_claim(shard, &ev) {
+            Some(seq) => Some(seq),
+            None => self.claim_slow(ev),
+        }
+    }
+
+    /// The next slot of `shard`, if it is free.
+    #[inline(always)]
+    fn try_claim(&self, shard: usize, ev: &NewEvent) -> Option<u32> {
+        let counter = self.heads.get(shard)?.next.fetch_add(1, Ordering::Relaxed);
+        let index = shard
+            .wrapping_mul(P)
+            .wrapping_add(counter as usize & P.wrapping_sub(1))
+            & N.wrapping_sub(1);
+        let slot = self.slots.get(index)?;
+        let cur = slot.state.load(Ordering::Relaxed);
+        if cur & (LIVE | BUSY) != 0 {
+            return None;
+        }
+        let tag = (counter << 16) | LIVE | WRITTEN;
+        slot.state
+            .compare_exchange(cur, tag | BUSY, Ordering::Acquire, Ordering::Relaxed)
+            .ok()?;
+        // Make BUSY visible before any field changes (the seqlock writer's fence).
+        fence(Ordering::Release);
+        let seq = (counter << 16) | index as u32;
+        slot.seq.store(seq, Ordering::Relaxed);
+        slot.code.store(u32::from(ev.code.get()), Ordering::Relaxed);
+        slot.cpu.store(ev.cpu, Ordering::Relaxed);
+        slot.site.store(Some(ev.site.state()), Ordering::Relaxed);
+        slot.loc.store(ev.location, Ordering::Relaxed);
+        slot.state.store(tag, Ordering::Release);
+        Some(seq)
+    }
+
+    /// Skips live slots: tries every slot of every shard once, starting with `ev.cpu`'s.
+    #[cold]
+    #[inline(never)]
+    fn claim_slow(&self, ev: NewEvent) -> Option<u32> {
         let first = ev.cpu as usize;
         for k in 0..S {
-            let shard_index = first.wrapping_add(k) & S.wrapping_sub(1);
-            let Some(shard) = self.shards.get(shard_index) else {
-                break;
-            };
+            let shard = first.wrapping_add(k) & S.wrapping_sub(1);
             for _ in 0..P {
-                let counter =
-                    shard.head.fetch_add(1, Ordering::Relaxed) & (u32::MAX >> Self::SHARD_BITS);
-                let Some(slot) = shard.slots.get((counter as usize) & P.wrapping_sub(1)) else {
-                    break;
-                };
-                let cur = slot.state.load(Ordering::Relaxed);
-                if cur & (LIVE | BUSY) != 0 {
-                    continue;
+                if let Some(seq) = self.try_claim(shard, &ev) {
+                    return Some(seq);
                 }
-                let tag = (counter << 16) | LIVE | WRITTEN;
-                if slot
-                    .state
-                    .compare_exchange(cur, tag | BUSY, Ordering::Acquire, Ordering::Relaxed)
-                    .is_err()
-                {
-                    continue;
-                }
-                // Make BUSY visible before any field changes (the seqlock writer's fence).
-                fence(Ordering::Release);
-                let seq = (counter << Self::SHARD_BITS) | shard_index as u32;
-                slot.seq.store(seq, Ordering::Relaxed);
-                slot.code.store(u32::from(ev.code.get()), Ordering::Relaxed);
-                slot.cpu.store(ev.cpu, Ordering::Relaxed);
-                slot.site.store(Some(ev.site.state()), Ordering::Relaxed);
-                slot.loc.store(ev.location, Ordering::Relaxed);
-                slot.state.store(tag, Ordering::Release);
-                return Some(seq);
             }
         }
         self.unrecorded.fetch_add(1, Ordering::Relaxed);
@@ -352,15 +363,15 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
 
     /// Appends a hop to the live event `seq`, on behalf of the one error that owns it (a live
     /// slot is written only by its owner and `claim` never takes a live slot, so no check is
-    /// needed). Returns the number of hops taken so far (1 for the first).
-    #[inline]
+    /// needed).
+    #[inline(always)]
     pub(crate) fn hop_owned(
         &self,
         seq: u32,
         location: &'static Location<'static>,
         message: Option<&'static str>,
-    ) -> u32 {
-        let Some(slot) = self.slot(seq) else { return 0 };
+    ) {
+        let Some(slot) = self.slot(seq) else { return };
         let st = slot.state.load(Ordering::Relaxed);
         let count = st & COUNT;
         if let Some(cell) = slot.hops.get(count as usize) {
@@ -370,7 +381,6 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
         if count < COUNT {
             slot.state.store(st.wrapping_add(1), Ordering::Release);
         }
-        count.wrapping_add(1)
     }
 
     /// The origin site of the live event `seq` (owner only).
@@ -425,6 +435,12 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
         let Some(slot) = self.slot(seq) else { return };
         let st = slot.state.load(Ordering::Relaxed);
         slot.state.store(st & !LIVE, Ordering::Release);
+        if st & COUNT != 0 {
+            // It travelled: count it at its site (here rather than on the hop path).
+            if let Some(site) = slot.site.load(Ordering::Relaxed) {
+                site.propagated.fetch_add(1, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Marks the live event `seq` as reported.
@@ -471,17 +487,23 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
             if s1 != s2 {
                 continue;
             }
-            let (shard, counter) = Self::split(seq);
-            if s1 & WRITTEN == 0 || s1 >> 16 != counter & 0xFFFF || stored_seq != seq {
+            let tag = seq >> 16;
+            if s1 & WRITTEN == 0 || s1 >> 16 != tag || stored_seq != seq {
                 // The slot holds another event: a newer one overwrote ours, or ours never got it.
-                let (_, stored_counter) = Self::split(stored_seq);
-                if s1 & WRITTEN != 0 && (stored_counter.wrapping_sub(counter) as i32) > 0 {
+                let newer_tag = stored_seq >> 16;
+                let ahead = newer_tag.wrapping_sub(tag) & 0xFFFF;
+                if s1 & WRITTEN != 0
+                    && stored_seq & 0xFFFF == seq & 0xFFFF
+                    && ahead != 0
+                    && ahead < 0x8000
+                {
+                    let shard = ((seq & 0xFFFF) as usize / P.max(1)) & S.wrapping_sub(1);
                     let head = self
-                        .shards
+                        .heads
                         .get(shard)
-                        .map_or(0, |s| s.head.load(Ordering::Relaxed));
+                        .map_or(0, |h| h.next.load(Ordering::Relaxed));
                     return Err(Missing::Overwritten {
-                        newer: head.wrapping_sub(counter).wrapping_sub(1),
+                        newer: (head.wrapping_sub(tag) & 0xFFFF).wrapping_sub(1),
                     });
                 }
                 return Err(Missing::Unrecorded);
@@ -515,14 +537,19 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
 
     /// Calls `f` for each readable event, shard by shard, oldest first within a shard.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&Event<H>)) {
-        for (index, shard) in self.shards.iter().enumerate() {
-            let head = shard.head.load(Ordering::Acquire) & (u32::MAX >> Self::SHARD_BITS);
-            let first = head.saturating_sub(P as u32);
-            for counter in first..head {
-                let seq = (counter << Self::SHARD_BITS) | index as u32;
+        for (shard, head) in self.heads.iter().enumerate() {
+            let next = head.next.load(Ordering::Acquire);
+            let first = next.wrapping_sub(P as u32);
+            let mut counter = if next >= P as u32 { first } else { 0 };
+            while counter != next {
+                let index = shard
+                    .wrapping_mul(P)
+                    .wrapping_add(counter as usize & P.wrapping_sub(1));
+                let seq = (counter << 16) | index as u32;
                 if let Ok(ev) = self.read(seq) {
                     f(&ev);
                 }
+                counter = counter.wrapping_add(1);
             }
         }
     }
@@ -538,6 +565,7 @@ impl<const S: usize, const P: usize, const H: usize> Recorder<S, P, H> {
 pub(crate) static RECORDER: Recorder<
     { crate::config::RECORDER_SHARDS },
     { crate::config::RECORDER_SLOTS / crate::config::RECORDER_SHARDS },
+    { crate::config::RECORDER_SLOTS },
     { crate::config::HOPS },
 > = Recorder::new();
 
@@ -654,7 +682,7 @@ mod tests {
     /// unrecorded error until every slot of every shard is live.
     #[test]
     fn no_holes() {
-        static R: Recorder<2, 4, 2> = Recorder::new();
+        static R: Recorder<2, 4, 8, 2> = Recorder::new();
         // Four live errors in shard 0 (a full shard), then many short-lived ones there.
         let live: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(0)).unwrap()).collect();
         for _ in 0..20 {
@@ -677,7 +705,7 @@ mod tests {
 
     #[test]
     fn overwritten_and_unrecorded_are_told_apart() {
-        static R: Recorder<1, 4, 2> = Recorder::new();
+        static R: Recorder<1, 4, 4, 2> = Recorder::new();
         assert_eq!(
             R.read(0).unwrap_err(),
             Missing::Unrecorded,
@@ -705,12 +733,12 @@ mod tests {
     #[test]
     fn storage_is_zero_initialised() {
         // The global recorder is all zeros until used, so it lives in .bss, not .data.
-        static R: Recorder<4, 8, 8> = Recorder::new();
+        static R: Recorder<4, 8, 32, 8> = Recorder::new();
         // SAFETY: reading the bytes of a static made only of atomics, which no thread writes.
         let bytes = unsafe {
             core::slice::from_raw_parts(
                 &R as *const _ as *const u8,
-                core::mem::size_of::<Recorder<4, 8, 8>>(),
+                core::mem::size_of::<Recorder<4, 8, 32, 8>>(),
             )
         };
         assert!(bytes.iter().all(|b| *b == 0));
@@ -743,7 +771,7 @@ mod loom_tests {
     #[test]
     fn claim_hop_read_release() {
         loom::model(|| {
-            let r: &'static Recorder<1, 2, 2> = leak(Recorder::new());
+            let r: &'static Recorder<1, 2, 2, 2> = leak(Recorder::new());
             let e = ev(0);
             let seq = r.claim(e).unwrap();
             let owner = thread::spawn(move || {
@@ -776,7 +804,7 @@ mod loom_tests {
     #[test]
     fn concurrent_claims_take_distinct_slots() {
         loom::model(|| {
-            let r: &'static Recorder<2, 1, 1> = leak(Recorder::new());
+            let r: &'static Recorder<2, 1, 2, 1> = leak(Recorder::new());
             let e = ev(0);
             let t = thread::spawn(move || r.claim(e));
             let a = r.claim(e);
