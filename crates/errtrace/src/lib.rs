@@ -75,6 +75,8 @@
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(missing_docs)]
+// All unsafe code is in `raw.rs`, each block with its SAFETY argument.
+#![deny(unsafe_code)]
 #![deny(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -132,6 +134,7 @@ pub mod platform;
 pub mod policy;
 #[cfg(not(loom))]
 pub mod probe;
+#[allow(unsafe_code)]
 mod raw;
 pub mod recorder;
 #[cfg(not(loom))]

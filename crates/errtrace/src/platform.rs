@@ -3,7 +3,9 @@
 //!
 //! Each hook is set at most once, at start-up, from any context, without allocation:
 //!
-//! - With the `std` feature the clock defaults to [`std::time::Instant`] and the id to a small
+//! - With the `std` feature the clock defaults to the coarse monotonic clock on Linux
+//!   (`CLOCK_MONOTONIC_COARSE`: tick-granular, read without a system call, enough for rate
+//!   limits) and to [`std::time::Instant`] elsewhere, and the id to a small
 //!   per-thread number; call [`set_clock`] / [`set_cpu_id`] before the first error to replace them
 //!   (tests install a fake clock this way).
 //! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and
@@ -66,6 +68,7 @@ pub fn set_cpu_id(hook: CpuIdFn) -> Result<(), AlreadySet> {
 
 /// Milliseconds from the installed clock (or the `std` default), `None` without a clock.
 #[cfg(not(loom))]
+#[inline]
 pub(crate) fn now_ms() -> Option<u32> {
     let ns = match CLOCK.get() {
         Some(c) => c(),
@@ -94,7 +97,13 @@ pub(crate) fn cpu_id() -> u32 {
     u32::MAX
 }
 
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", target_os = "linux", not(loom)))]
+#[inline]
+fn default_clock() -> Option<u64> {
+    crate::raw::coarse_monotonic_ns()
+}
+
+#[cfg(all(feature = "std", not(target_os = "linux"), not(loom)))]
 fn default_clock() -> Option<u64> {
     use std::sync::OnceLock;
     use std::time::Instant;

@@ -7,7 +7,7 @@
 //!
 //! These cells are exercised under valgrind's memcheck by the CI (see `.ci/run`).
 
-use crate::sync::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
@@ -76,28 +76,20 @@ impl<T: Sync + 'static> AtomicRef<T> {
     }
 }
 
-/// An atomic `Option<&'static str>` stored as two words.
-///
-/// The two words can tear when a writer and a reader race, so reading is split: [`load`] returns
-/// the raw halves and [`RawStr::get`] turns them into a `&str` only after the caller has checked,
-/// with its own sequence protocol, that no write overlapped the read.
+/// An atomic `Option<&'static str>`: a pointer and a length, which a reader may see torn while
+/// a writer stores, so the cell carries its own sequence count and a read that overlapped a
+/// store gives up (returns `None`) instead of trusting the halves.
 ///
 /// # Invariants
 ///
-/// Each completed [`store`] writes both halves of one `&'static str` (or null and 0).
-///
-/// [`load`]: AtomicStr::load
-/// [`store`]: AtomicStr::store
+/// `ptr` is null, or `ptr` and `len` are the halves of one `&'static str` whenever `version` is
+/// even and unchanged around their reads: a store of `Some` makes `version` odd, writes both
+/// halves, then makes it even again (Release). A store of `None` writes only a null `ptr`
+/// (a reader that sees null reads `None`; one that sees the old pointer sees the old length).
 pub(crate) struct AtomicStr {
     ptr: AtomicPtr<u8>,
-    len: AtomicUsize,
-}
-
-/// The two halves of an [`AtomicStr`], read but not yet trusted.
-#[derive(Clone, Copy)]
-pub(crate) struct RawStr {
-    ptr: *const u8,
-    len: usize,
+    len: AtomicU32,
+    version: AtomicU32,
 }
 
 impl AtomicStr {
@@ -105,7 +97,8 @@ impl AtomicStr {
     pub(crate) const fn none() -> Self {
         AtomicStr {
             ptr: AtomicPtr::new(core::ptr::null_mut()),
-            len: AtomicUsize::new(0),
+            len: AtomicU32::new(0),
+            version: AtomicU32::new(0),
         }
     }
 
@@ -113,50 +106,52 @@ impl AtomicStr {
     pub(crate) fn none() -> Self {
         AtomicStr {
             ptr: AtomicPtr::new(core::ptr::null_mut()),
-            len: AtomicUsize::new(0),
+            len: AtomicU32::new(0),
+            version: AtomicU32::new(0),
         }
     }
 
-    /// Stores both halves with `Relaxed` ordering: the caller publishes them with a later
-    /// `Release` store of its own state word.
+    /// Stores `value` (a text longer than `u32::MAX` bytes is stored as `None`). One writer at a
+    /// time: the caller's protocol makes it so (the recorder: the slot's owner).
     #[inline]
     pub(crate) fn store(&self, value: Option<&'static str>) {
-        match value {
+        match value.filter(|s| u32::try_from(s.len()).is_ok()) {
             Some(s) => {
-                self.len.store(s.len(), Ordering::Relaxed);
+                let v = self.version.load(Ordering::Relaxed);
+                self.version.store(v.wrapping_add(1), Ordering::Relaxed);
+                // Make the odd version visible before either half changes.
+                crate::sync::fence(Ordering::Release);
+                self.len.store(s.len() as u32, Ordering::Relaxed);
                 self.ptr.store(s.as_ptr() as *mut u8, Ordering::Relaxed);
+                self.version.store(v.wrapping_add(2), Ordering::Release);
             }
             None => self.ptr.store(core::ptr::null_mut(), Ordering::Relaxed),
         }
     }
 
+    /// The stored text: `Some(None)` for no text, `None` when a store overlapped this read (try
+    /// again, or do without).
     #[inline]
-    pub(crate) fn load(&self) -> RawStr {
-        RawStr {
-            ptr: self.ptr.load(Ordering::Relaxed),
-            len: self.len.load(Ordering::Relaxed),
-        }
-    }
-}
-
-impl RawStr {
-    /// Trusts the halves.
-    ///
-    /// # Safety
-    ///
-    /// No store to the cell may have overlapped the [`AtomicStr::load`] that produced `self`:
-    /// the caller proves it with its own protocol (a seqlock re-check, or being the only writer
-    /// of the cell).
-    pub(crate) unsafe fn get(self) -> Option<&'static str> {
-        if self.ptr.is_null() {
+    pub(crate) fn load(&self) -> Option<Option<&'static str>> {
+        let v1 = self.version.load(Ordering::Acquire);
+        if v1 % 2 == 1 {
             return None;
         }
-        // SAFETY: the caller guarantees no store overlapped the load, so by the type invariant
-        // `ptr` and `len` are the two halves of one `&'static str`: valid UTF-8, live forever.
-        unsafe {
-            let bytes = core::slice::from_raw_parts(self.ptr, self.len);
-            Some(core::str::from_utf8_unchecked(bytes))
+        let ptr = self.ptr.load(Ordering::Relaxed);
+        let len = self.len.load(Ordering::Relaxed);
+        crate::sync::fence(Ordering::Acquire);
+        if self.version.load(Ordering::Relaxed) != v1 {
+            return None;
         }
+        if ptr.is_null() {
+            return Some(None);
+        }
+        // SAFETY: the version was even and unchanged around the reads of both halves, so (by
+        // the invariant) they are the halves of one `&'static str`: valid UTF-8, live forever.
+        let text = unsafe {
+            core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len as usize))
+        };
+        Some(Some(text))
     }
 }
 
@@ -304,6 +299,25 @@ impl<const N: usize> AppendOnlyText<N> {
     }
 }
 
+/// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the kernel's tick-granular monotonic clock, read
+/// from the vDSO without a system call (a fraction of `Instant::now`'s cost); rate limits need
+/// no finer. `None` if the call fails.
+#[cfg(all(feature = "std", target_os = "linux", not(loom)))]
+pub(crate) fn coarse_monotonic_ns() -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable `timespec`; clock_gettime writes only into it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+    if rc != 0 {
+        return None;
+    }
+    let secs = u64::try_from(ts.tv_sec).ok()?;
+    let nanos = u64::try_from(ts.tv_nsec).ok()?;
+    Some(secs.wrapping_mul(1_000_000_000).wrapping_add(nanos))
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -324,12 +338,11 @@ mod tests {
     #[test]
     fn atomic_str_round_trip() {
         let s = AtomicStr::none();
-        // SAFETY (all three): this thread is the only writer, and its stores are complete.
-        assert_eq!(unsafe { s.load().get() }, None);
+        assert_eq!(s.load(), Some(None));
         s.store(Some(TEXT));
-        assert_eq!(unsafe { s.load().get() }, Some("static text"));
+        assert_eq!(s.load(), Some(Some("static text")));
         s.store(None);
-        assert_eq!(unsafe { s.load().get() }, None);
+        assert_eq!(s.load(), Some(None));
     }
 
     #[test]

@@ -419,10 +419,9 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
             .take(total as usize)
             .filter_map(|cell| {
                 let location = cell.loc.load(Ordering::Relaxed)?;
-                // SAFETY: this slot is live and owned by the caller's error, the only writer of
-                // its hop cells, which cannot write while the caller reads through `&Error`;
-                // every cell below `count` was completely written before `count` was raised.
-                let message = unsafe { cell.msg.load().get() };
+                // The owner, the only writer, cannot write while its error is read through
+                // `&Error`: the read is never torn.
+                let message = cell.msg.load().flatten();
                 Some(Hop { location, message })
             });
         (hops, total)
@@ -480,7 +479,9 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
             let count = s1 & COUNT;
             let mut hops = [None; H];
             for (h, cell) in hops.iter_mut().zip(slot.hops.iter()).take(count as usize) {
-                *h = Some((cell.loc.load(Ordering::Relaxed), cell.msg.load()));
+                // A message whose own read was torn reads as none (the state check below
+                // rejects the whole event in that case anyway).
+                *h = Some((cell.loc.load(Ordering::Relaxed), cell.msg.load().flatten()));
             }
             fence(Ordering::Acquire);
             let s2 = slot.state.load(Ordering::Relaxed);
@@ -514,11 +515,10 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
             let mut kept = [None; H];
             for (k, h) in kept.iter_mut().zip(hops.iter()) {
                 if let Some((Some(location), msg)) = h {
-                    // SAFETY: the state word did not change across the reads (s1 == s2, BUSY
-                    // clear, with the Acquire fence between), so no store to these cells
-                    // overlapped them: each holds one whole `&'static str`.
-                    let message = unsafe { msg.get() };
-                    *k = Some(Hop { location, message });
+                    *k = Some(Hop {
+                        location,
+                        message: *msg,
+                    });
                 }
             }
             return Ok(Event {
@@ -731,6 +731,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(unsafe_code)]
     fn storage_is_zero_initialised() {
         // The global recorder is all zeros until used, so it lives in .bss, not .data.
         static R: Recorder<4, 8, 32, 8> = Recorder::new();
