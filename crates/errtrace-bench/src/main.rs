@@ -15,6 +15,9 @@
 //! fixed cost (process start, warm-up, entering the collected function). See
 //! `docs/src/performance.md`.
 //!
+//! `--threads` instead measures, by wall clock, whether two threads making errors at once slow
+//! each other down (see `threads.rs`).
+//!
 //! Options: `--json`, `--no-rebuild` (measure this binary as it is), `--jobs N` (parallel
 //! valgrind runs; default: the number of CPUs), `--only TEXT` (cases whose id contains TEXT;
 //! repeatable), `--n1 N`, `--n2 N`, `--keep DIR` (keep the callgrind files, for
@@ -29,6 +32,7 @@ mod cases;
 mod harness;
 mod impls;
 mod output;
+mod threads;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -204,6 +208,10 @@ fn asm(binary: &std::path::Path) -> ExitCode {
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--threads") {
+        threads::run();
+        return ExitCode::SUCCESS;
+    }
     if args.peek().map(String::as_str) == Some("--child") {
         let id = args.nth(1).unwrap_or_default();
         let n = args.next().unwrap_or_default();

@@ -9,6 +9,7 @@
 //! |---|---|---|
 //! | `ERRTRACE_LOCATION_SITES` | 256 | entries in the pool of [location sites](crate::site) (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
 //! | `ERRTRACE_RECORDER_SLOTS` | 256 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
+//! | `ERRTRACE_COUNTED_SITES` | 256 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535) |
 //! | `ERRTRACE_RECORDER_SHARDS` | 4 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
 //! | `ERRTRACE_HOPS` | 8 | hops kept per error (1..=64); more are counted as "+N more" |
 //!
@@ -25,6 +26,8 @@
 pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), 256);
 /// Events kept by the flight recorder.
 pub const RECORDER_SLOTS: usize = parse(option_env!("ERRTRACE_RECORDER_SLOTS"), 256);
+/// Sites whose made/travelled counts are kept per shard (the first this many sites to fire).
+pub const COUNTED_SITES: usize = parse(option_env!("ERRTRACE_COUNTED_SITES"), 256);
 /// Shards of the flight recorder.
 pub const RECORDER_SHARDS: usize = parse(option_env!("ERRTRACE_RECORDER_SHARDS"), 4);
 /// Hops kept per error.
@@ -33,6 +36,10 @@ pub const HOPS: usize = parse(option_env!("ERRTRACE_HOPS"), 8);
 const _: () = assert!(
     LOCATION_SITES >= 1 && LOCATION_SITES <= 65535,
     "ERRTRACE_LOCATION_SITES must be in 1..=65535"
+);
+const _: () = assert!(
+    COUNTED_SITES >= 1 && COUNTED_SITES <= 65535,
+    "ERRTRACE_COUNTED_SITES must be in 1..=65535"
 );
 const _: () = assert!(
     RECORDER_SHARDS.is_power_of_two() && RECORDER_SHARDS <= 64,

@@ -104,7 +104,8 @@ extern crate std;
 //          |
 //   decision          policy/decide, policy/classes, policy/ratelimit
 //          |
-//   storage           site, recorder, lifecycle (making errors, hops, their end), probe
+//   storage           site, recorder, counters, lifecycle (making errors, hops, their end),
+//                     probe
 //          |
 //   value             error, code, errno_table, policy/kind, config, platform, sync, raw
 //
@@ -119,6 +120,7 @@ pub mod code;
 pub mod config;
 #[cfg(not(loom))]
 pub mod control;
+mod counters;
 #[cfg(not(loom))]
 mod emit;
 #[cfg(not(loom))]

@@ -3,6 +3,7 @@
 //! [`recorder`](crate::recorder)).
 
 use crate::code::{Code, InvalidErrno};
+use crate::counters::{Count, COUNTERS};
 use crate::error::{Error, Result, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
 use crate::site::{Origin, Site, SiteRef};
@@ -65,7 +66,11 @@ impl Error {
     #[inline]
     fn make(code: Code, site: SiteRef, loc: Option<&'static Location<'static>>) -> Error {
         let st = site.state();
-        st.created.fetch_add(1, Ordering::Relaxed);
+        let id = st.id();
+        let cpu = crate::platform::cpu_id();
+        if !COUNTERS.add(cpu, id, Count::Created) {
+            st.created.fetch_add(1, Ordering::Relaxed);
+        }
         let c = u32::from(code.get());
         if st.last_code.load(Ordering::Relaxed) != c {
             st.last_code.store(c, Ordering::Relaxed);
@@ -74,13 +79,12 @@ impl Error {
             code,
             site,
             location: loc,
-            cpu: crate::platform::cpu_id(),
+            cpu,
         });
         let (seq, flags) = match claimed {
             Some(seq) => (seq, 0),
             None => (0, UNRECORDED),
         };
-        let id = st.id();
         crate::probe::error(code, site, id, seq);
         let bits = u64::from(code.get())
             | flags

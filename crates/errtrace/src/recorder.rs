@@ -50,6 +50,8 @@
 //! ```
 
 use crate::code::Code;
+#[cfg(not(loom))]
+use crate::counters::{Count, COUNTERS};
 use crate::raw::{AtomicRef, AtomicStr};
 use crate::site::{Origin, SiteRef, SiteState};
 use crate::sync::{fence, AtomicU32, Ordering};
@@ -437,7 +439,17 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         if st & COUNT != 0 {
             // It travelled: count it at its site (here rather than on the hop path).
             if let Some(site) = slot.site.load(Ordering::Relaxed) {
-                site.propagated.fetch_add(1, Ordering::Relaxed);
+                #[cfg(not(loom))]
+                let counted = COUNTERS.add(
+                    slot.cpu.load(Ordering::Relaxed),
+                    site.id(),
+                    Count::Propagated,
+                );
+                #[cfg(loom)]
+                let counted = false;
+                if !counted {
+                    site.propagated.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
     }

@@ -396,9 +396,23 @@ impl SiteState {
     }
 
     pub(crate) fn counters(&self) -> Counters {
+        #[cfg(not(loom))]
+        let (created, propagated) = {
+            use crate::counters::{Count, COUNTERS};
+            let id = self.id();
+            (
+                COUNTERS.sum(id, Count::Created),
+                COUNTERS.sum(id, Count::Propagated),
+            )
+        };
+        #[cfg(loom)]
+        let (created, propagated) = (0u32, 0u32);
         Counters {
-            created: self.created.load(Ordering::Relaxed),
-            propagated: self.propagated.load(Ordering::Relaxed),
+            created: self.created.load(Ordering::Relaxed).wrapping_add(created),
+            propagated: self
+                .propagated
+                .load(Ordering::Relaxed)
+                .wrapping_add(propagated),
             logged: self.logged.load(Ordering::Relaxed),
             suppressed: self.suppressed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),

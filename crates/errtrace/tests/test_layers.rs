@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     // storage
     ("site", 1),
     ("recorder", 1),
+    ("counters", 1),
     ("lifecycle", 1),
     ("probe", 1),
     // decision

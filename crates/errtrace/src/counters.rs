@@ -1,0 +1,142 @@
+//! Per-shard counters of the hottest per-site counts (errors made, errors that travelled), so
+//! that CPUs or threads making errors at the same site do not write one shared cache line.
+//! Storage layer.
+//!
+//! Shard `s` (the CPU or thread id modulo [`config::RECORDER_SHARDS`](crate::config), as in the
+//! recorder) has its own block of counters, one per site id below
+//! [`config::COUNTED_SITES`](crate::config::COUNTED_SITES); a site's count is its own atomic
+//! (for ids beyond the blocks, and for sites still being linked) plus its counter in every
+//! block. Blocks start on their own cache lines; all zeros until used (`.bss`).
+
+use crate::sync::{AtomicU32, Ordering};
+
+/// One shard's block: `created` then `propagated`, `M` sites each.
+#[repr(align(64))]
+struct Block<const M: usize> {
+    created: [AtomicU32; M],
+    propagated: [AtomicU32; M],
+}
+
+/// Which count.
+#[derive(Clone, Copy)]
+pub(crate) enum Count {
+    /// Errors made at the site.
+    Created,
+    /// Errors made at the site that took at least one recorded hop.
+    Propagated,
+}
+
+/// `S` shards of counters for the sites with ids `1..=M`.
+pub(crate) struct ShardedCounters<const S: usize, const M: usize> {
+    blocks: [Block<M>; S],
+}
+
+impl<const S: usize, const M: usize> ShardedCounters<S, M> {
+    #[cfg(not(loom))]
+    pub(crate) const fn new() -> Self {
+        ShardedCounters {
+            blocks: [const {
+                Block {
+                    created: [const { AtomicU32::new(0) }; M],
+                    propagated: [const { AtomicU32::new(0) }; M],
+                }
+            }; S],
+        }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> Self {
+        ShardedCounters {
+            blocks: core::array::from_fn(|_| Block {
+                created: core::array::from_fn(|_| AtomicU32::new(0)),
+                propagated: core::array::from_fn(|_| AtomicU32::new(0)),
+            }),
+        }
+    }
+
+    fn cell(&self, shard: u32, id: u32, which: Count) -> Option<&AtomicU32> {
+        let block = self.blocks.get(shard as usize & S.wrapping_sub(1))?;
+        let index = (id as usize).checked_sub(1)?;
+        match which {
+            Count::Created => block.created.get(index),
+            Count::Propagated => block.propagated.get(index),
+        }
+    }
+
+    /// Adds one to `which` of site `id` in `shard`'s block; false when the id has no counter
+    /// here (0, or beyond `M`): the caller counts in the site itself.
+    #[inline]
+    pub(crate) fn add(&self, shard: u32, id: u32, which: Count) -> bool {
+        match self.cell(shard, id, which) {
+            Some(c) => {
+                c.fetch_add(1, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The sum of `which` of site `id` over all blocks.
+    pub(crate) fn sum(&self, id: u32, which: Count) -> u32 {
+        (0..S as u32).fold(0u32, |n, shard| {
+            n.wrapping_add(
+                self.cell(shard, id, which)
+                    .map_or(0, |c| c.load(Ordering::Relaxed)),
+            )
+        })
+    }
+}
+
+/// The global counters.
+#[cfg(not(loom))]
+pub(crate) static COUNTERS: ShardedCounters<
+    { crate::config::RECORDER_SHARDS },
+    { crate::config::COUNTED_SITES },
+> = ShardedCounters::new();
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_sum_and_fall_back() {
+        static C: ShardedCounters<4, 2> = ShardedCounters::new();
+        assert!(C.add(0, 1, Count::Created));
+        assert!(C.add(3, 1, Count::Created));
+        assert!(C.add(7, 1, Count::Created)); // shard 7 is block 3
+        assert!(C.add(1, 2, Count::Propagated));
+        assert!(!C.add(0, 0, Count::Created), "id 0: not counted here");
+        assert!(!C.add(0, 3, Count::Created), "beyond M: not counted here");
+        assert_eq!(C.sum(1, Count::Created), 3);
+        assert_eq!(C.sum(1, Count::Propagated), 0);
+        assert_eq!(C.sum(2, Count::Propagated), 1);
+        // Different shards' blocks are on different cache lines.
+        let a = &C.blocks[0] as *const _ as usize;
+        let b = &C.blocks[1] as *const _ as usize;
+        assert!(b - a >= 64 && a % 64 == 0);
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// Two threads counting one site, in their own shards and in a shared one: no count is lost
+    /// and the sum sees every completed add.
+    #[test]
+    fn concurrent_adds_sum_up() {
+        loom::model(|| {
+            let c = Arc::new(ShardedCounters::<2, 1>::new());
+            let c2 = c.clone();
+            let t = thread::spawn(move || {
+                c2.add(1, 1, Count::Created);
+                c2.add(0, 1, Count::Created);
+            });
+            c.add(0, 1, Count::Created);
+            t.join().unwrap();
+            assert_eq!(c.sum(1, Count::Created), 3);
+        });
+    }
+}
