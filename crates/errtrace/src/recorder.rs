@@ -183,6 +183,11 @@ impl<const H: usize> Event<H> {
     pub fn seq(&self) -> u32 {
         self.seq
     }
+    /// The event's number in its shard (the low 16 bits of the shard's count): what
+    /// [`dump`] prints after `#`.
+    pub fn number(&self) -> u32 {
+        self.seq >> 16
+    }
     /// The error code.
     pub fn code(&self) -> Code {
         self.code
@@ -646,7 +651,7 @@ pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Res
     write!(
         out,
         "#{} {:?} ({})",
-        ev.seq(),
+        ev.number(),
         ev.code(),
         ev.code().to_errno()
     )?;
