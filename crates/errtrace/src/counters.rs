@@ -4,13 +4,14 @@
 //!
 //! Shard `s` (the CPU or thread id modulo [`config::RECORDER_SHARDS`](crate::config), as in the
 //! recorder) has its own block of counters, one per site id below
-//! [`config::COUNTED_SITES`](crate::config::COUNTED_SITES); a site's count is its own atomic
+//! [`config::COUNTED_SITES`](crate::config::COUNTED_SITES) (entry 0 unused); a site's count is its own atomic
 //! (for ids beyond the blocks, and for sites still being linked) plus its counter in every
 //! block. Blocks start on their own cache lines; all zeros until used (`.bss`).
 
 use crate::sync::{AtomicU32, Ordering};
 
-/// One shard's block: `created` then `propagated`, `M` sites each.
+/// One shard's block: `created` then `propagated`, indexed by site id (`1..M`; entry 0 is
+/// never used, so an id indexes directly).
 #[repr(align(64))]
 struct Block<const M: usize> {
     created: [AtomicU32; M],
@@ -26,7 +27,7 @@ pub(crate) enum Count {
     Propagated,
 }
 
-/// `S` shards of counters for the sites with ids `1..=M`.
+/// `S` shards of counters for the sites with ids `1..M`.
 pub(crate) struct ShardedCounters<const S: usize, const M: usize> {
     blocks: [Block<M>; S],
 }
@@ -54,9 +55,13 @@ impl<const S: usize, const M: usize> ShardedCounters<S, M> {
         }
     }
 
+    #[inline(always)]
     fn cell(&self, shard: u32, id: u32, which: Count) -> Option<&AtomicU32> {
         let block = self.blocks.get(shard as usize & S.wrapping_sub(1))?;
-        let index = (id as usize).checked_sub(1)?;
+        let index = id as usize;
+        if index == 0 {
+            return None;
+        }
         match which {
             Count::Created => block.created.get(index),
             Count::Propagated => block.propagated.get(index),
@@ -64,7 +69,7 @@ impl<const S: usize, const M: usize> ShardedCounters<S, M> {
     }
 
     /// Adds one to `which` of site `id` in `shard`'s block; false when the id has no counter
-    /// here (0, or beyond `M`): the caller counts in the site itself.
+    /// here (0, or `M` and above): the caller counts in the site itself.
     #[inline]
     pub(crate) fn add(&self, shard: u32, id: u32, which: Count) -> bool {
         match self.cell(shard, id, which) {
@@ -100,7 +105,7 @@ mod tests {
 
     #[test]
     fn blocks_sum_and_fall_back() {
-        static C: ShardedCounters<4, 2> = ShardedCounters::new();
+        static C: ShardedCounters<4, 3> = ShardedCounters::new();
         assert!(C.add(0, 1, Count::Created));
         assert!(C.add(3, 1, Count::Created));
         assert!(C.add(7, 1, Count::Created)); // shard 7 is block 3
@@ -128,7 +133,7 @@ mod loom_tests {
     #[test]
     fn concurrent_adds_sum_up() {
         loom::model(|| {
-            let c = Arc::new(ShardedCounters::<2, 1>::new());
+            let c = Arc::new(ShardedCounters::<2, 2>::new());
             let c2 = c.clone();
             let t = thread::spawn(move || {
                 c2.add(1, 1, Count::Created);

@@ -14,6 +14,8 @@ pub(crate) const CODE_MASK: u64 = 0xFFF;
 pub(crate) const LOGGED: u64 = 1 << 12;
 /// The recorder had no free slot: `seq` is meaningless.
 pub(crate) const UNRECORDED: u64 = 1 << 13;
+/// The error took at least one recorded hop (counted at its site when it is released).
+pub(crate) const HOPPED: u64 = 1 << 14;
 pub(crate) const SITE_SHIFT: u32 = 16;
 pub(crate) const SEQ_SHIFT: u32 = 32;
 

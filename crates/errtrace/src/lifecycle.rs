@@ -4,7 +4,7 @@
 
 use crate::code::{Code, InvalidErrno};
 use crate::counters::{Count, COUNTERS};
-use crate::error::{Error, Result, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
+use crate::error::{Error, Result, HOPPED, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
 use crate::site::{Origin, Site, SiteRef};
 use core::mem::ManuallyDrop;
@@ -66,9 +66,9 @@ impl Error {
     #[inline]
     fn make(code: Code, site: SiteRef, loc: Option<&'static Location<'static>>) -> Error {
         let st = site.state();
-        let id = st.id();
+        let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();
-        if !COUNTERS.add(cpu, id, Count::Created) {
+        if !COUNTERS.add(cpu, raw_id, Count::Created) {
             st.created.fetch_add(1, Ordering::Relaxed);
         }
         let c = u32::from(code.get());
@@ -85,10 +85,11 @@ impl Error {
             Some(seq) => (seq, 0),
             None => (0, UNRECORDED),
         };
+        let id = raw_id & 0xFFFF;
         crate::probe::error(code, site, id, seq);
         let bits = u64::from(code.get())
             | flags
-            | (u64::from(id & 0xFFFF) << SITE_SHIFT)
+            | (u64::from(id) << SITE_SHIFT)
             | (u64::from(seq) << SEQ_SHIFT);
         match NonZeroU64::new(bits) {
             Some(v) => Error(v),
@@ -188,12 +189,10 @@ impl Error {
     #[inline]
     pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
         let bits = self.0.get();
-        if bits & UNRECORDED != 0 {
-            return;
+        if bits & UNRECORDED == 0 {
+            record_hop_inline(bits, location, message);
+            self.set_bits(HOPPED);
         }
-        let seq = (bits >> SEQ_SHIFT) as u32;
-        RECORDER.hop_owned(seq, location, message);
-        crate::probe::hop(self.code(), self.site_index(), seq, location);
     }
 
     /// Consumes the error without any message: it was dealt with.
@@ -295,8 +294,10 @@ impl Error {
     #[inline]
     pub(crate) fn release(&self) {
         let bits = self.0.get();
-        if bits & UNRECORDED == 0 {
+        if bits & (UNRECORDED | HOPPED) == 0 {
             RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
+        } else {
+            release_slow(bits);
         }
     }
 }
@@ -304,9 +305,34 @@ impl Error {
 #[cold]
 #[inline(never)]
 fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU64 {
-    let mut e = ManuallyDrop::new(Error(bits));
-    e.hop_at(location, None);
-    e.0
+    if bits.get() & UNRECORDED != 0 {
+        return bits;
+    }
+    record_hop_inline(bits.get(), location, None);
+    bits | HOPPED
+}
+
+/// Releases an unrecorded error (nothing to do) or one that travelled (counted at its site).
+#[cold]
+#[inline(never)]
+fn release_slow(bits: u64) {
+    if bits & UNRECORDED == 0 {
+        let seq = (bits >> SEQ_SHIFT) as u32;
+        RECORDER.release_owned(seq);
+        RECORDER.travelled(seq);
+    }
+}
+
+#[inline(always)]
+fn record_hop_inline(
+    bits: u64,
+    location: &'static Location<'static>,
+    message: Option<&'static str>,
+) {
+    let seq = (bits >> SEQ_SHIFT) as u32;
+    RECORDER.hop_owned(seq, location, message);
+    let code = Code::new((bits & crate::error::CODE_MASK) as u16).unwrap_or(crate::code::EIO);
+    crate::probe::hop(code, ((bits >> SITE_SHIFT) & 0xFFFF) as u32, seq, location);
 }
 
 impl From<Code> for Error {

@@ -390,6 +390,25 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
+    /// Counts the error of event `seq`, which took a hop, at its site ("propagated"); its
+    /// owner calls this when releasing it.
+    pub(crate) fn travelled(&self, seq: u32) {
+        let Some(slot) = self.slot(seq) else { return };
+        if let Some(site) = slot.site.load(Ordering::Relaxed) {
+            #[cfg(not(loom))]
+            let counted = COUNTERS.add(
+                slot.cpu.load(Ordering::Relaxed),
+                site.raw_id(),
+                Count::Propagated,
+            );
+            #[cfg(loom)]
+            let counted = false;
+            if !counted {
+                site.propagated.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// The origin site of the live event `seq` (owner only).
     #[inline]
     pub(crate) fn site_owned(&self, seq: u32) -> Option<SiteRef> {
@@ -441,22 +460,6 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         let Some(slot) = self.slot(seq) else { return };
         let st = slot.state.load(Ordering::Relaxed);
         slot.state.store(st & !LIVE, Ordering::Release);
-        if st & COUNT != 0 {
-            // It travelled: count it at its site (here rather than on the hop path).
-            if let Some(site) = slot.site.load(Ordering::Relaxed) {
-                #[cfg(not(loom))]
-                let counted = COUNTERS.add(
-                    slot.cpu.load(Ordering::Relaxed),
-                    site.id(),
-                    Count::Propagated,
-                );
-                #[cfg(loom)]
-                let counted = false;
-                if !counted {
-                    site.propagated.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
     }
 
     /// Marks the live event `seq` as reported.

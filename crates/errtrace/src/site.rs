@@ -301,10 +301,11 @@ impl RateState {
     }
 }
 
-/// `id` while the first user links the site.
-const LINKING: u32 = u32::MAX;
-/// `id` of a linked site beyond the 65535th.
-const NO_ID: u32 = u32::MAX - 1;
+/// `id` while the first user links the site. Its low 16 bits are 0 (the id an error carries)
+/// and it is above every counted id.
+const LINKING: u32 = 0xFFFF_0000;
+/// `id` of a linked site beyond the 65535th (low 16 bits 0, like `LINKING`).
+const NO_ID: u32 = 0xFFFE_0000;
 
 /// Kind hints of location sites.
 const HINT_LOG: u32 = 1;
@@ -417,6 +418,13 @@ impl SiteState {
             suppressed: self.suppressed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
         }
+    }
+
+    /// The raw id word: the id, or a value whose low 16 bits are 0 and which is above every
+    /// counted id while the site is being linked (or beyond the 65535th site). For the hot path.
+    #[inline(always)]
+    pub(crate) fn raw_id(&self) -> u32 {
+        self.id.load(Ordering::Relaxed)
     }
 
     /// The site's id (0 while it is being linked).
