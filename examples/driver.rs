@@ -145,7 +145,7 @@ fn main() {
     ));
     policy::flush_suppressed();
     say("1,000 polls of an empty FIFO return EAGAIN: quiet (normal, like -EAGAIN in the kernel),");
-    say("but recorded and counted; errtrace::site::all() has the counters:");
+    say("but recorded and counted; errtrace::control::sites() has the counters:");
     let mut empty = 0;
     for _ in 0..1000 {
         match sensor.poll() {
@@ -154,7 +154,7 @@ fn main() {
             Err(e) => e.handled(),
         }
     }
-    for s in errtrace::site::all() {
+    for s in errtrace::control::sites() {
         let o = s.origin();
         if o.file.ends_with("bus.rs") && s.counters().created >= 1000 {
             let n = s.counters();

@@ -129,7 +129,7 @@ impl Drop for ErrtraceDemo {
         errtrace::policy::flush_suppressed();
         pr_info!(
             "unloaded ({} sites, {} errors dropped unhandled)\n",
-            errtrace::site::count(),
+            errtrace::control::site_count(),
             errtrace::policy::unhandled_drops()
         );
     }

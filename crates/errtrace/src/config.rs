@@ -7,7 +7,7 @@
 //!
 //! | variable | default | meaning |
 //! |---|---|---|
-//! | `ERRTRACE_LOCATION_SITES` | 256 | entries in the pool of [location sites](crate::site) (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
+//! | `ERRTRACE_LOCATION_SITES` | 256 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
 //! | `ERRTRACE_RECORDER_SLOTS` | 256 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
 //! | `ERRTRACE_COUNTED_SITES` | 256 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535) |
 //! | `ERRTRACE_RECORDER_SHARDS` | 4 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |

@@ -54,16 +54,50 @@
 //! assert!(bad.to_string().ends_with("found 'fiel'"));
 //! ```
 
+// Public only for the fuzz target and the property tests, which parse without applying.
+#[doc(hidden)]
 pub mod query;
 
 use crate::policy::kind::Policy;
 use crate::raw::{AppendError, AppendOnlyText};
-use crate::site::SiteRef;
 use core::fmt;
 use core::sync::atomic::Ordering;
-pub use query::{Command, QueryError};
+use query::Command;
+pub use query::QueryError;
 
-pub use crate::site::{flags, FlagOp};
+pub use crate::site::{flags, Counters, FlagOp, SiteKind, SiteRef};
+
+/// Every site that has fired, newest first (with the `registry` feature, [`list`] first links
+/// every `err!` and `fail_point!` site of the program, so they appear before they fire).
+///
+/// # Examples
+///
+/// ```
+/// let e = errtrace::err!(EIO);
+/// assert!(errtrace::control::sites().any(|s| s.origin().line == line!() - 1));
+/// e.handled();
+/// ```
+pub fn sites() -> impl Iterator<Item = SiteRef> {
+    crate::site::all()
+}
+
+/// How many sites have fired (or were listed).
+pub fn site_count() -> usize {
+    crate::site::count()
+}
+
+/// Locations that found the pool of location sites full (they share the site
+/// `<location sites overflow>`, which is listed and reachable by queries; their errors still
+/// report their exact origin).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(errtrace::control::location_overflow(), 0);
+/// ```
+pub fn location_overflow() -> u32 {
+    crate::site::overflowed()
+}
 
 /// What an input changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,7 +173,7 @@ fn basename(path: &str) -> &str {
 }
 
 /// Whether a site query's match terms select `site`.
-pub fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
+pub(crate) fn matches(q: &query::SiteQuery, site: SiteRef) -> bool {
     let o = site.origin();
     if let Some(p) = &q.file {
         if !(p.matches(o.file) || p.matches(basename(o.file))) {

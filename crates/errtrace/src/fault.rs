@@ -136,11 +136,11 @@ macro_rules! fail_point {
             [::core::option::Option::None],
             $name
         );
-        static __ERRTRACE_FP: $crate::fault::FailPoint =
-            $crate::fault::FailPoint::new($name, $crate::__code!($code), &__ERRTRACE_FP_SITE);
+        static __ERRTRACE_FP: $crate::__private::FailPoint =
+            $crate::__private::FailPoint::new($name, $crate::__code!($code), &__ERRTRACE_FP_SITE);
         $crate::__register!(
             FAIL_REGISTRY,
-            $crate::fault::FailPoint,
+            $crate::__private::FailPoint,
             __ERRTRACE_FP_REGISTERED,
             __ERRTRACE_FP
         );

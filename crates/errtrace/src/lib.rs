@@ -49,9 +49,9 @@
 //! - [`policy`]: who logs, how often (`always`, `once`, rate limits, `quiet`, `debug`), the
 //!   default class of each code; [`boundary()`] where errors leave; dropped-unhandled warnings.
 //! - [`sink`]: where records go (stderr, `log`, `tracing`, `defmt`, your own, a test capture).
-//! - [`site`], [`recorder`]: sites with their counters, the flight recorder.
-//! - [`control`]: dynamic_debug-style runtime control; [`fault`]: fault injection;
-//!   [`probe`]: SDT probes for tracers.
+//! - [`recorder`]: the flight recorder; [`control`]: every site with its counters, and
+//!   dynamic_debug-style runtime control; [`fault`]: fault injection. With the `sdt` feature,
+//!   two SDT probes for tracers (`errtrace:error`, `errtrace:hop`; see the guide's Probes chapter).
 //! - [`platform`]: clock and CPU-id hooks; [`config`]: build-time capacities.
 //!
 //! # `no_std`
@@ -71,7 +71,7 @@
 //! | `log` | no | `sink::LogSink` |
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
-//! | `sdt` | no | SystemTap SDT probes ([`probe`]) |
+//! | `sdt` | no | SystemTap SDT probes `errtrace:error` and `errtrace:hop` |
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(missing_docs)]
@@ -135,7 +135,7 @@ mod macros;
 pub mod platform;
 pub mod policy;
 #[cfg(not(loom))]
-pub mod probe;
+mod probe;
 #[allow(unsafe_code)]
 mod raw;
 pub mod recorder;
@@ -143,7 +143,7 @@ pub mod recorder;
 mod report;
 #[cfg(not(loom))]
 pub mod sink;
-pub mod site;
+mod site;
 mod sync;
 #[cfg(not(loom))]
 mod trail;
@@ -154,6 +154,7 @@ pub use boundary::{boundary, boundary_errno};
 pub use error::{Error, Result};
 #[cfg(not(loom))]
 pub use report::Report;
+pub use site::Origin;
 #[cfg(not(loom))]
 pub use trail::{IntoErrtrace, ResultExt};
 
@@ -220,6 +221,9 @@ pub mod __private {
 
     #[cfg(feature = "registry")]
     pub use linkme;
+
+    pub use crate::fault::FailPoint;
+    pub use crate::site::{function_path, Site, SiteKind};
 
     /// All static sites of the program, collected at link time.
     #[cfg(feature = "registry")]

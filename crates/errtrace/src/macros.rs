@@ -79,17 +79,17 @@ macro_rules! __err_impl {
 macro_rules! __site {
     ($name:ident, $kind:ident, [$($policy:tt)+], $fmt:expr) => {
         fn __errtrace_here() {}
-        static $name: $crate::site::Site = $crate::site::Site::new(
+        static $name: $crate::__private::Site = $crate::__private::Site::new(
             file!(),
             line!(),
             column!(),
             module_path!(),
             || ::core::any::type_name_of_val(&__errtrace_here),
             $fmt,
-            $crate::site::SiteKind::$kind,
+            $crate::__private::SiteKind::$kind,
             $($policy)+,
         );
-        $crate::__register!(SITE_REGISTRY, $crate::site::Site, __ERRTRACE_REGISTERED, $name);
+        $crate::__register!(SITE_REGISTRY, $crate::__private::Site, __ERRTRACE_REGISTERED, $name);
     };
 }
 

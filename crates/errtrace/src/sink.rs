@@ -152,7 +152,7 @@ pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadyS
 
 /// Sends a record to the global sink (or the default one).
 #[cfg(not(loom))]
-pub fn emit(record: &Record<'_>) {
+pub(crate) fn emit(record: &Record<'_>) {
     match SINK.get() {
         Some(s) => s.emit(record),
         // With std and no sink set: standard error. Without std: nothing prints (the recorder

@@ -626,17 +626,14 @@ pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
 ///
 /// # Examples
 ///
-/// ```
-/// assert_eq!(errtrace::site::overflowed(), 0);
-/// ```
 #[cfg(not(loom))]
-pub fn overflowed() -> u32 {
+pub(crate) fn overflowed() -> u32 {
     LOCATIONS.overflowed()
 }
 
 /// Number of sites that have fired (or were listed).
 #[cfg(not(loom))]
-pub fn count() -> usize {
+pub(crate) fn count() -> usize {
     SITES.iter().fold(0usize, |n, _| n.wrapping_add(1))
 }
 
@@ -737,16 +734,8 @@ impl SiteRef {
 /// Every site that has fired, newest first. With the `registry` feature,
 /// [`control::list`](crate::control::list) first links every `err!` and `fail_point!` site of
 /// the program, so they appear here before they fire.
-///
-/// # Examples
-///
-/// ```
-/// let e = errtrace::err!(EIO);
-/// assert!(errtrace::site::all().any(|s| s.origin().line == line!() - 1));
-/// e.handled();
-/// ```
 #[cfg(not(loom))]
-pub fn all() -> impl Iterator<Item = SiteRef> {
+pub(crate) fn all() -> impl Iterator<Item = SiteRef> {
     SITES.iter().map(|state| SiteRef { state })
 }
 
