@@ -119,9 +119,10 @@ impl fmt::Debug for Error {
 }
 
 /// The trail on one line (`a.rs:1:2 -> b.rs:3:4 "ctx"`), for structured sinks.
-#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+#[cfg(feature = "tracing")]
 pub(crate) struct TrailLine<'a>(pub(crate) &'a Error);
 
+#[cfg(feature = "tracing")]
 impl fmt::Display for TrailLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.trail() {
@@ -146,9 +147,10 @@ impl fmt::Display for TrailLine<'_> {
 }
 
 /// The message part of a record only.
-#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+#[cfg(feature = "tracing")]
 pub(crate) struct MessageOnly<'a, 'b>(pub(crate) &'a Record<'b>);
 
+#[cfg(feature = "tracing")]
 impl fmt::Display for MessageOnly<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.message {

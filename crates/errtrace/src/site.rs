@@ -786,6 +786,40 @@ mod loom_tests {
         });
     }
 
+    /// The static sites' path: two threads fire one new site at once (each tries to claim it by
+    /// its id word; the winner links it) while another site is linked and a reader walks the
+    /// list: the site is linked once, and the reader sees only fully linked sites.
+    #[test]
+    fn static_site_linked_once_while_listed() {
+        fn fire(state: &'static SiteState, list: &'static SiteList) {
+            if state.id.load(Ordering::Relaxed) == 0
+                && state
+                    .id
+                    .compare_exchange(0, LINKING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                list.link(state);
+            }
+        }
+        loom::model(|| {
+            let list: &'static SiteList = leak(SiteList::new());
+            let a: &'static SiteState = leak(SiteState::new());
+            let b: &'static SiteState = leak(SiteState::new());
+            let t1 = thread::spawn(move || fire(a, list));
+            let t2 = thread::spawn(move || {
+                fire(a, list);
+                fire(b, list);
+            });
+            let seen = list.iter().count();
+            assert!(seen <= 2);
+            t1.join().unwrap();
+            t2.join().unwrap();
+            assert_eq!(list.iter().count(), 2, "a linked once, b once");
+            assert_ne!(a.id(), b.id());
+            assert!(a.id() >= 1 && b.id() >= 1);
+        });
+    }
+
     #[track_caller]
     fn other_location() -> &'static Location<'static> {
         Location::caller()
