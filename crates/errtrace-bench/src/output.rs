@@ -171,39 +171,39 @@ pub struct Verdict {
     pub met: bool,
 }
 
-/// Checks the targets of the specs against the rows present.
+/// Checks the targets of the core's second design (the S1/S2 ratios, S2 with every hop, the
+/// suppressed logs, the disarmed drop and fail point, no allocation) against the rows present.
 pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     let mut v = Vec::new();
     let get = |imp: &str, s: &str| find(rows, imp, s).map(|r| r.instructions);
     if let Some(base) = get("errno64", "S1") {
-        for imp in ["errtrace-origin", "errtrace-trail"] {
+        for (imp, factor) in [("errtrace-origin", 1.0), ("errtrace-trail", 1.05)] {
             if let Some(x) = get(imp, "S1") {
                 v.push(Verdict {
-                    target: format!("S1 {imp} <= 1.05 x errno64 ({:.1})", 1.05 * base),
+                    target: format!("S1 {imp} <= {factor} x errno64 ({:.1})", factor * base),
                     measured: format!("{x} ({:.2}x)", x / base),
-                    met: x <= 1.05 * base,
+                    met: x <= factor * base,
                 });
             }
         }
     }
     if let (Some(base), Some(x)) = (get("errno64", "S2"), get("errtrace-origin", "S2")) {
         v.push(Verdict {
-            target: format!("S2 errtrace-origin <= 1.1 x errno64 ({:.1})", 1.1 * base),
+            target: format!("S2 errtrace-origin <= 1.3 x errno64 ({:.1})", 1.3 * base),
             measured: format!("{x} ({:.2}x)", x / base),
-            met: x <= 1.1 * base,
+            met: x <= 1.3 * base,
         });
     }
     if let Some(x) = get("errtrace-trail", "S2") {
         v.push(Verdict {
-            target: "S2 errtrace-trail (every hop) <= 150 (above 200 needs a written explanation)"
-                .to_string(),
+            target: "S2 errtrace-trail (every hop) <= 250".to_string(),
             measured: json_num(x),
-            met: x <= 150.0,
+            met: x <= 250.0,
         });
     }
     for (s, limit, what) in [
         ("S5", 40.0, "suppressed log (quiet)"),
-        ("S5.ratelimit", 40.0, "suppressed log (rate limit)"),
+        ("S5.ratelimit", 80.0, "suppressed log (rate limit)"),
         ("S6", 10.0, "disarmed drop"),
         ("S7", 3.0, "disabled fail point"),
     ] {
@@ -368,12 +368,14 @@ mod tests {
         };
         let rows = vec![
             row("errno64", "S1", 100.0),
-            row("errtrace-origin", "S1", 105.0),
+            row("errtrace-origin", "S1", 100.0),
             row("errtrace-trail", "S1", 106.0),
-            row("errtrace-trail", "S2", 150.0),
+            row("errtrace-trail", "S2", 250.0),
         ];
         let v = verdicts(&rows);
-        assert!(v[0].met && !v[1].met && v[2].met);
+        assert!(v[0].met, "S1 origin <= errno64");
+        assert!(!v[1].met, "S1 trail 1.06x > 1.05x");
+        assert!(v[2].met, "S2 trail <= 250");
         assert!(v.last().unwrap().met, "no allocations");
     }
 }

@@ -99,18 +99,19 @@ def inline_chains(binary, addrs):
 
 # (group, pattern), matched against each frame of an inline chain, innermost first.
 PARTS = [
-    ("recorder claim (fetch_add head, CAS the slot, fill the event)", r"Recorder<_>::claim"),
-    ("hop append (recorder slot: cell stores, count)", r"Recorder<_>::hop"),
-    ("release (recorder slot: clear LIVE)", r"Recorder<_>::release"),
+    ("recorder claim (fetch_add the shard's head, CAS the slot, fill the event)", r"Recorder<_>::(try_)?claim"),
+    ("hop append (the slot from the handle, the cell stores, the count)", r"Recorder<_>::hop_owned"),
+    ("release (recorder slot: clear LIVE; a travelled error's count)", r"Recorder<_>::(release_owned|travelled)"),
     ("reported/logged checks (recorder slot)", r"Recorder<_>::(is_reported|mark_reported)"),
-    ("site lookup (static index / location hash)", r"errtrace::site::"),
-    ("cpu id / clock", r"errtrace::platform::"),
-    ("std clock (Instant::now, elapsed, clock_gettime)", r"sub_timespec|<_>::now$|^\?\?$"),
+    ("per-shard counters (errors made, travelled)", r"errtrace::counters::"),
+    ("site (static site's link check, location pool lookup, id)", r"errtrace::site::"),
+    ("cpu id / clock hooks", r"errtrace::platform::"),
+    ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_ns|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
     ("err! call site of a logging error (format_args!, the call)", r"errtrace_impl::leaf_(quiet|ratelimited)$"),
-    ("policy decision and log bookkeeping", r"errtrace::(policy|__private::log_created)"),
-    ("hop bookkeeping (Error::hop_at: first-hop counter, flags)", r"Error::(hop|hop_at)\b|hop_bits|__errtrace_hop|ResultExt"),
-    ("error value (site counters, bits)", r"Error::(make|new|__at_site|at_location)"),
-    ("drop/handled (Error side)", r"Error::(release|dispose|handled|drop)|Drop"),
+    ("policy decision and log bookkeeping", r"errtrace::(policy|emit|__private::log_created)"),
+    ("hop bookkeeping (the out-of-line call, the recorded test, the HOPPED bit)", r"lifecycle::.*(hop|hop_at|hopped_out_of_line|record_hop_inline)\b|hop_bits|__errtrace_hop|ResultExt"),
+    ("error value (counters, last code, bits)", r"lifecycle::.*(make|new|__at_site|at_location)\b"),
+    ("drop/handled (Error side)", r"lifecycle::.*(release|dispose|handled)|release_slow|Drop"),
     ("report formatting", r"errtrace::report|fmt::"),
 ]
 
