@@ -76,12 +76,7 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     if e.is_logged() {
         let f = st.flags.load(Ordering::Relaxed);
         if f & (flags::PRINT_ON | flags::TRAIL) != 0 {
-            let at = Origin::from_location(loc);
-            let r = Record::new(Level::Debug, RecordKind::AlreadyReported, code, &at)
-                .with_flags(f)
-                .with_error(&e)
-                .with_boundary(name);
-            sink::emit(&r);
+            emit_at(Level::Debug, RecordKind::AlreadyReported, f, &e, loc, name);
         }
         ManuallyDrop::into_inner(e).dispose();
         return code;
@@ -95,12 +90,26 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
         decide::decide(site, code).emits()
     };
     if emit {
-        let at = Origin::from_location(loc);
-        let r = Record::new(Level::Error, RecordKind::Boundary, code, &at)
-            .with_error(&e)
-            .with_boundary(name);
-        sink::emit(&r);
+        emit_at(Level::Error, RecordKind::Boundary, 0, &e, loc, name);
     }
     ManuallyDrop::into_inner(e).dispose();
     code
+}
+
+/// A boundary's record (its own frame: the origin and the record).
+#[inline(never)]
+fn emit_at(
+    level: Level,
+    kind: RecordKind,
+    flags: u32,
+    e: &Error,
+    loc: &'static Location<'static>,
+    name: &str,
+) {
+    let at = Origin::from_location(loc);
+    let r = Record::new(level, kind, e.code(), &at)
+        .with_flags(flags)
+        .with_error(e)
+        .with_boundary(name);
+    sink::emit(&r);
 }

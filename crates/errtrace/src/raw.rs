@@ -1,13 +1,22 @@
-//! The only `unsafe` code in errtrace: atomic cells holding `'static` references.
+//! The only `unsafe` code in errtrace: atomic cells holding `'static` references, a value set
+//! once, text that only grows, the coarse clock, and the flight recorder's slot protocol
+//! ([`slot`]).
 //!
-//! The flight recorder and the site table are written by many threads at once without locks, so
-//! the references they hold (`&'static Location`, `&'static Site`, `&'static str`) live in atomics.
-//! Turning the stored pointer back into a reference is the `unsafe` step; it is sound because only
-//! `'static` references are ever stored (nothing is ever freed), which the types here enforce.
+//! The flight recorder and the sites are written by many threads at once without locks, so the
+//! references they hold (`&'static Location`, `&'static SiteState`, `&'static str`) live in
+//! atomics. Turning a stored pointer back into a reference is the `unsafe` step; it is sound
+//! because only `'static` references are ever stored (nothing is ever freed), which the types
+//! here enforce, and, for a text's two halves, because the slot protocol that writes them is the
+//! one that checks a read of them.
 //!
 //! These cells are exercised under valgrind's memcheck by the CI (see `.ci/run`).
 
-use crate::sync::{AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+pub(crate) mod slot;
+
+pub use slot::Hop;
+pub(crate) use slot::{CopyError, Fill, Slot};
+
+use crate::sync::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
@@ -73,85 +82,6 @@ impl<T: Sync + 'static> AtomicRef<T> {
         // SAFETY: by the type invariant `p` is null or came from a `&'static T`; the referent is
         // never freed or mutated through this pointer, so it is valid for `'static` reads.
         unsafe { p.as_ref() }
-    }
-}
-
-/// An atomic `Option<&'static str>`: a pointer and a length, which a reader may see torn while
-/// a writer stores, so the cell carries its own sequence count and a read that overlapped a
-/// store gives up (returns `None`) instead of trusting the halves.
-///
-/// # Invariants
-///
-/// `ptr` is null, or `ptr` and `len` are the halves of one `&'static str` whenever `version` is
-/// even and unchanged around their reads: a store of `Some` makes `version` odd, writes both
-/// halves, then makes it even again (Release). A store of `None` writes only a null `ptr`
-/// (a reader that sees null reads `None`; one that sees the old pointer sees the old length).
-pub(crate) struct AtomicStr {
-    ptr: AtomicPtr<u8>,
-    len: AtomicU32,
-    version: AtomicU32,
-}
-
-impl AtomicStr {
-    #[cfg(not(loom))]
-    pub(crate) const fn none() -> Self {
-        AtomicStr {
-            ptr: AtomicPtr::new(core::ptr::null_mut()),
-            len: AtomicU32::new(0),
-            version: AtomicU32::new(0),
-        }
-    }
-
-    #[cfg(loom)]
-    pub(crate) fn none() -> Self {
-        AtomicStr {
-            ptr: AtomicPtr::new(core::ptr::null_mut()),
-            len: AtomicU32::new(0),
-            version: AtomicU32::new(0),
-        }
-    }
-
-    /// Stores `value` (a text longer than `u32::MAX` bytes is stored as `None`). One writer at a
-    /// time: the caller's protocol makes it so (the recorder: the slot's owner).
-    #[inline]
-    pub(crate) fn store(&self, value: Option<&'static str>) {
-        match value.filter(|s| u32::try_from(s.len()).is_ok()) {
-            Some(s) => {
-                let v = self.version.load(Ordering::Relaxed);
-                self.version.store(v.wrapping_add(1), Ordering::Relaxed);
-                // Make the odd version visible before either half changes.
-                crate::sync::fence(Ordering::Release);
-                self.len.store(s.len() as u32, Ordering::Relaxed);
-                self.ptr.store(s.as_ptr() as *mut u8, Ordering::Relaxed);
-                self.version.store(v.wrapping_add(2), Ordering::Release);
-            }
-            None => self.ptr.store(core::ptr::null_mut(), Ordering::Relaxed),
-        }
-    }
-
-    /// The stored text: `Some(None)` for no text, `None` when a store overlapped this read (try
-    /// again, or do without).
-    #[inline]
-    pub(crate) fn load(&self) -> Option<Option<&'static str>> {
-        let v1 = self.version.load(Ordering::Acquire);
-        if v1 % 2 == 1 {
-            return None;
-        }
-        let ptr = self.ptr.load(Ordering::Relaxed);
-        let len = self.len.load(Ordering::Relaxed);
-        crate::sync::fence(Ordering::Acquire);
-        if self.version.load(Ordering::Relaxed) != v1 {
-            return None;
-        }
-        if ptr.is_null() {
-            return Some(None);
-        }
-        // SAFETY: the version was even and unchanged around the reads of both halves, so (by
-        // the invariant) they are the halves of one `&'static str`: valid UTF-8, live forever.
-        let text = unsafe {
-            core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len as usize))
-        };
-        Some(Some(text))
     }
 }
 
@@ -322,8 +252,6 @@ pub(crate) fn coarse_monotonic_ns() -> Option<u64> {
 mod tests {
     use super::*;
 
-    static TEXT: &str = "static text";
-
     #[test]
     fn atomic_ref_round_trip() {
         static X: u32 = 7;
@@ -333,16 +261,6 @@ mod tests {
         assert_eq!(r.load(Ordering::Acquire), Some(&7));
         r.store(None, Ordering::Release);
         assert!(r.load(Ordering::Acquire).is_none());
-    }
-
-    #[test]
-    fn atomic_str_round_trip() {
-        let s = AtomicStr::none();
-        assert_eq!(s.load(), Some(None));
-        s.store(Some(TEXT));
-        assert_eq!(s.load(), Some(Some("static text")));
-        s.store(None);
-        assert_eq!(s.load(), Some(None));
     }
 
     #[test]

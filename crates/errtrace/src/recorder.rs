@@ -52,99 +52,11 @@
 use crate::code::Code;
 #[cfg(not(loom))]
 use crate::counters::{Count, COUNTERS};
-use crate::raw::{AtomicRef, AtomicStr};
+pub use crate::raw::Hop;
+use crate::raw::{CopyError, Fill, Slot};
 use crate::site::{Origin, SiteRef, SiteState};
-use crate::sync::{fence, AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 use core::panic::Location;
-
-const LIVE: u32 = 1 << 15;
-const BUSY: u32 = 1 << 14;
-/// The error was reported (its report formatted): it no longer counts as unhandled.
-const REPORTED: u32 = 1 << 13;
-/// The slot holds an event (a zeroed slot holds none).
-const WRITTEN: u32 = 1 << 12;
-const COUNT: u32 = WRITTEN - 1;
-const OWNER_MASK: u32 = !(COUNT | REPORTED);
-const READ_TRIES: u32 = 8;
-
-/// One hop of a trail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hop {
-    /// Where the error passed (the `?`, `.trace()` or `.context()`).
-    pub location: &'static Location<'static>,
-    /// The `.context()` message, if any.
-    pub message: Option<&'static str>,
-}
-
-impl core::fmt::Display for Hop {
-    /// `src/sensor.rs:88:9 "reading chip id"`.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let l = self.location;
-        write!(f, "{}:{}:{}", l.file(), l.line(), l.column())?;
-        if let Some(m) = self.message {
-            write!(f, " \"{m}\"")?;
-        }
-        Ok(())
-    }
-}
-
-struct HopCell {
-    loc: AtomicRef<Location<'static>>,
-    msg: AtomicStr,
-}
-
-impl HopCell {
-    crate::sync::loom_const_fn! {
-        fn new() -> HopCell {
-            HopCell { loc: AtomicRef::none(), msg: AtomicStr::none() }
-        }
-    }
-}
-
-/// One event slot.
-///
-/// # Invariants
-///
-/// `state` is `counter << 16 | LIVE? | BUSY? | REPORTED? | WRITTEN? | count`. While BUSY is set,
-/// one claimer owns every field. While LIVE is set (and BUSY clear) only the owning error writes,
-/// and only `hops[count]` followed by a Release store of `state` with `count + 1`.
-struct Slot<const H: usize> {
-    state: AtomicU32,
-    seq: AtomicU32,
-    code: AtomicU32,
-    cpu: AtomicU32,
-    site: AtomicRef<SiteState>,
-    loc: AtomicRef<Location<'static>>,
-    hops: [HopCell; H],
-}
-
-impl<const H: usize> Slot<H> {
-    #[cfg(not(loom))]
-    const fn new() -> Self {
-        Slot {
-            state: AtomicU32::new(0),
-            seq: AtomicU32::new(0),
-            code: AtomicU32::new(0),
-            cpu: AtomicU32::new(0),
-            site: AtomicRef::none(),
-            loc: AtomicRef::none(),
-            hops: [const { HopCell::new() }; H],
-        }
-    }
-
-    #[cfg(loom)]
-    fn new() -> Self {
-        Slot {
-            state: AtomicU32::new(0),
-            seq: AtomicU32::new(0),
-            code: AtomicU32::new(0),
-            cpu: AtomicU32::new(0),
-            site: AtomicRef::none(),
-            loc: AtomicRef::none(),
-            hops: core::array::from_fn(|_| HopCell::new()),
-        }
-    }
-}
 
 /// A shard's head, on its own cache line.
 #[repr(align(64))]
@@ -250,7 +162,7 @@ pub enum Missing {
 /// kept in the top 16 bits of the slot's state while the event is there.
 pub(crate) struct Recorder<const S: usize, const P: usize, const N: usize, const H: usize> {
     heads: [Head; S],
-    slots: [Slot<H>; N],
+    slots: [Slot<SiteState, H>; N],
     unrecorded: AtomicU32,
 }
 
@@ -292,14 +204,8 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     }
 
     #[inline(always)]
-    fn slot(&self, seq: u32) -> Option<&Slot<H>> {
+    fn slot(&self, seq: u32) -> Option<&Slot<SiteState, H>> {
         self.slots.get((seq & 0xFFFF) as usize & N.wrapping_sub(1))
-    }
-
-    /// The state bits that say "the live event `seq`".
-    #[inline(always)]
-    fn owner_tag(seq: u32) -> u32 {
-        (seq & 0xFFFF_0000) | LIVE | WRITTEN
     }
 
     /// Records a new event in the shard of `ev.cpu` (or, when its next slot is live, the next
@@ -323,24 +229,18 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
             .wrapping_add(counter as usize & P.wrapping_sub(1))
             & N.wrapping_sub(1);
         let slot = self.slots.get(index)?;
-        let cur = slot.state.load(Ordering::Relaxed);
-        if cur & (LIVE | BUSY) != 0 {
-            return None;
+        let fill = Fill {
+            code: u32::from(ev.code.get()),
+            cpu: ev.cpu,
+            site: ev.site.state(),
+            loc: ev.location,
+        };
+        let tag = counter & 0xFFFF;
+        if slot.try_claim(tag, &fill) {
+            Some((tag << 16) | index as u32)
+        } else {
+            None
         }
-        let tag = (counter << 16) | LIVE | WRITTEN;
-        slot.state
-            .compare_exchange(cur, tag | BUSY, Ordering::Acquire, Ordering::Relaxed)
-            .ok()?;
-        // Make BUSY visible before any field changes (the seqlock writer's fence).
-        fence(Ordering::Release);
-        let seq = (counter << 16) | index as u32;
-        slot.seq.store(seq, Ordering::Relaxed);
-        slot.code.store(u32::from(ev.code.get()), Ordering::Relaxed);
-        slot.cpu.store(ev.cpu, Ordering::Relaxed);
-        slot.site.store(Some(ev.site.state()), Ordering::Relaxed);
-        slot.loc.store(ev.location, Ordering::Relaxed);
-        slot.state.store(tag, Ordering::Release);
-        Some(seq)
     }
 
     /// Skips live slots: tries every slot of every shard once, starting with `ev.cpu`'s.
@@ -363,14 +263,10 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     /// Whether `seq` is the live event in its slot.
     #[cfg(test)]
     pub(crate) fn owns(&self, seq: u32) -> bool {
-        self.slot(seq).is_some_and(|slot| {
-            slot.state.load(Ordering::Relaxed) & OWNER_MASK == Self::owner_tag(seq)
-        })
+        self.slot(seq).is_some_and(|slot| slot.is_live(seq >> 16))
     }
 
-    /// Appends a hop to the live event `seq`, on behalf of the one error that owns it (a live
-    /// slot is written only by its owner and `claim` never takes a live slot, so no check is
-    /// needed).
+    /// Appends a hop to the live event `seq`, on behalf of the one error that owns it.
     #[inline(always)]
     pub(crate) fn hop_owned(
         &self,
@@ -378,15 +274,8 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         location: &'static Location<'static>,
         message: Option<&'static str>,
     ) {
-        let Some(slot) = self.slot(seq) else { return };
-        let st = slot.state.load(Ordering::Relaxed);
-        let count = st & COUNT;
-        if let Some(cell) = slot.hops.get(count as usize) {
-            cell.loc.store(Some(location), Ordering::Relaxed);
-            cell.msg.store(message);
-        }
-        if count < COUNT {
-            slot.state.store(st.wrapping_add(1), Ordering::Release);
+        if let Some(slot) = self.slot(seq) {
+            slot.hop_owned(location, message);
         }
     }
 
@@ -394,13 +283,9 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     /// owner calls this when releasing it.
     pub(crate) fn travelled(&self, seq: u32) {
         let Some(slot) = self.slot(seq) else { return };
-        if let Some(site) = slot.site.load(Ordering::Relaxed) {
+        if let Some(site) = slot.site() {
             #[cfg(not(loom))]
-            let counted = COUNTERS.add(
-                slot.cpu.load(Ordering::Relaxed),
-                site.raw_id(),
-                Count::Propagated,
-            );
+            let counted = COUNTERS.add(slot.cpu(), site.raw_id(), Count::Propagated);
             #[cfg(loom)]
             let counted = false;
             if !counted {
@@ -412,73 +297,54 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     /// The origin site of the live event `seq` (owner only).
     #[inline]
     pub(crate) fn site_owned(&self, seq: u32) -> Option<SiteRef> {
-        self.slot(seq)?
-            .site
-            .load(Ordering::Relaxed)
-            .map(|state| SiteRef { state })
+        self.slot(seq)?.site().map(|state| SiteRef { state })
     }
 
     /// The origin of the live event `seq` (owner only).
     pub(crate) fn origin_owned(&self, seq: u32) -> Option<Origin> {
         let slot = self.slot(seq)?;
-        if let Some(l) = slot.loc.load(Ordering::Relaxed) {
+        if let Some(l) = slot.loc() {
             return Some(Origin::from_location(l));
         }
-        slot.site
-            .load(Ordering::Relaxed)
-            .map(|state| SiteRef { state }.origin())
+        slot.site().map(|state| SiteRef { state }.origin())
     }
 
     /// The CPU that made the live event `seq` (owner only).
     pub(crate) fn cpu_owned(&self, seq: u32) -> Option<u32> {
-        Some(self.slot(seq)?.cpu.load(Ordering::Relaxed))
+        Some(self.slot(seq)?.cpu())
     }
 
-    /// The trail of the live event `seq`, read by its owner: `(kept hops, total hops)`. No
-    /// sequence check is needed: only the owner writes the trail, and it cannot while it reads.
+    /// The trail of the event `seq`, read in place: `(kept hops, total hops)` (for its owner
+    /// always whole).
     pub(crate) fn trail_owned(&self, seq: u32) -> (impl Iterator<Item = Hop> + '_, u32) {
-        let slot = self.slot(seq);
-        let total = slot.map_or(0, |s| s.state.load(Ordering::Acquire) & COUNT);
-        let hops = slot
-            .into_iter()
-            .flat_map(|s| s.hops.iter())
-            .take(total as usize)
-            .filter_map(|cell| {
-                let location = cell.loc.load(Ordering::Relaxed)?;
-                // The owner, the only writer, cannot write while its error is read through
-                // `&Error`: the read is never torn.
-                let message = cell.msg.load().flatten();
-                Some(Hop { location, message })
-            });
-        (hops, total)
+        match self.slot(seq).and_then(|s| s.trail(seq >> 16)) {
+            Some((hops, total)) => (Some(hops).into_iter().flatten(), total),
+            None => (None.into_iter().flatten(), 0),
+        }
     }
 
     /// Releases the live event `seq` (owner only): its error is gone; the event stays readable
     /// until the shard wraps over it.
     #[inline]
     pub(crate) fn release_owned(&self, seq: u32) {
-        let Some(slot) = self.slot(seq) else { return };
-        let st = slot.state.load(Ordering::Relaxed);
-        slot.state.store(st & !LIVE, Ordering::Release);
+        if let Some(slot) = self.slot(seq) {
+            slot.release_owned();
+        }
     }
 
     /// Marks the live event `seq` as reported.
     #[inline]
     pub(crate) fn mark_reported(&self, seq: u32) {
-        let Some(slot) = self.slot(seq) else { return };
-        let st = slot.state.load(Ordering::Relaxed);
-        if st & OWNER_MASK == Self::owner_tag(seq) && st & REPORTED == 0 {
-            slot.state.store(st | REPORTED, Ordering::Release);
+        if let Some(slot) = self.slot(seq) {
+            slot.mark_reported(seq >> 16);
         }
     }
 
     /// Whether the live event `seq` was marked reported.
     #[inline]
     pub(crate) fn is_reported(&self, seq: u32) -> bool {
-        self.slot(seq).is_some_and(|slot| {
-            let st = slot.state.load(Ordering::Relaxed);
-            st & OWNER_MASK == Self::owner_tag(seq) && st & REPORTED != 0
-        })
+        self.slot(seq)
+            .is_some_and(|slot| slot.is_reported(seq >> 16))
     }
 
     /// Reads a consistent copy of the event `seq`.
@@ -486,73 +352,36 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         let Some(slot) = self.slot(seq) else {
             return Err(Missing::Unrecorded);
         };
-        for _ in 0..READ_TRIES {
-            let s1 = slot.state.load(Ordering::Acquire);
-            if s1 & BUSY != 0 {
-                continue;
+        let tag = seq >> 16;
+        match slot.copy(tag) {
+            Ok(c) => {
+                let Some(code) = Code::new((c.code & 0xFFF) as u16) else {
+                    return Err(Missing::Unrecorded);
+                };
+                Ok(Event {
+                    seq: (c.tag << 16) | (seq & 0xFFFF),
+                    code,
+                    site: c.site.map(|state| SiteRef { state }),
+                    loc: c.loc,
+                    cpu: c.cpu,
+                    live: c.live,
+                    total_hops: c.total_hops,
+                    hops: c.hops,
+                })
             }
-            let stored_seq = slot.seq.load(Ordering::Relaxed);
-            let code = slot.code.load(Ordering::Relaxed);
-            let cpu = slot.cpu.load(Ordering::Relaxed);
-            let site = slot.site.load(Ordering::Relaxed);
-            let loc = slot.loc.load(Ordering::Relaxed);
-            let count = s1 & COUNT;
-            let mut hops = [None; H];
-            for (h, cell) in hops.iter_mut().zip(slot.hops.iter()).take(count as usize) {
-                // A message whose own read was torn reads as none (the state check below
-                // rejects the whole event in that case anyway).
-                *h = Some((cell.loc.load(Ordering::Relaxed), cell.msg.load().flatten()));
+            Err(CopyError::Busy) => Err(Missing::Busy),
+            Err(CopyError::Empty | CopyError::Other { ahead: None }) => Err(Missing::Unrecorded),
+            Err(CopyError::Other { ahead: Some(_) }) => {
+                let shard = ((seq & 0xFFFF) as usize / P.max(1)) & S.wrapping_sub(1);
+                let head = self
+                    .heads
+                    .get(shard)
+                    .map_or(0, |h| h.next.load(Ordering::Relaxed));
+                Err(Missing::Overwritten {
+                    newer: (head.wrapping_sub(tag) & 0xFFFF).wrapping_sub(1),
+                })
             }
-            fence(Ordering::Acquire);
-            let s2 = slot.state.load(Ordering::Relaxed);
-            if s1 != s2 {
-                continue;
-            }
-            let tag = seq >> 16;
-            if s1 & WRITTEN == 0 || s1 >> 16 != tag || stored_seq != seq {
-                // The slot holds another event: a newer one overwrote ours, or ours never got it.
-                let newer_tag = stored_seq >> 16;
-                let ahead = newer_tag.wrapping_sub(tag) & 0xFFFF;
-                if s1 & WRITTEN != 0
-                    && stored_seq & 0xFFFF == seq & 0xFFFF
-                    && ahead != 0
-                    && ahead < 0x8000
-                {
-                    let shard = ((seq & 0xFFFF) as usize / P.max(1)) & S.wrapping_sub(1);
-                    let head = self
-                        .heads
-                        .get(shard)
-                        .map_or(0, |h| h.next.load(Ordering::Relaxed));
-                    return Err(Missing::Overwritten {
-                        newer: (head.wrapping_sub(tag) & 0xFFFF).wrapping_sub(1),
-                    });
-                }
-                return Err(Missing::Unrecorded);
-            }
-            let Some(code) = Code::new((code & 0xFFF) as u16) else {
-                return Err(Missing::Unrecorded);
-            };
-            let mut kept = [None; H];
-            for (k, h) in kept.iter_mut().zip(hops.iter()) {
-                if let Some((Some(location), msg)) = h {
-                    *k = Some(Hop {
-                        location,
-                        message: *msg,
-                    });
-                }
-            }
-            return Ok(Event {
-                seq,
-                code,
-                site: site.map(|state| SiteRef { state }),
-                loc,
-                cpu,
-                live: s1 & LIVE != 0,
-                total_hops: count,
-                hops: kept,
-            });
         }
-        Err(Missing::Busy)
     }
 
     /// Calls `f` for each readable event, shard by shard, oldest first within a shard.

@@ -139,14 +139,14 @@ impl Site {
     #[inline]
     pub(crate) fn get(&'static self) -> SiteRef {
         if self.state.id.load(Ordering::Relaxed) == 0 {
-            self.register();
+            return self.register();
         }
         SiteRef { state: &self.state }
     }
 
     #[cold]
     #[inline(never)]
-    fn register(&'static self) {
+    fn register(&'static self) -> SiteRef {
         if self
             .state
             .id
@@ -156,6 +156,7 @@ impl Site {
             self.state.site.store(Some(self), Ordering::Relaxed);
             SITES.link(&self.state);
         }
+        SiteRef { state: &self.state }
     }
 }
 
@@ -533,10 +534,11 @@ fn same_location(a: &Location<'_>, b: &Location<'_>) -> bool {
         || (a.line() == b.line() && a.column() == b.column() && a.file() == b.file())
 }
 
+/// The pool place of a location, from its line and column (two locations on one line and
+/// column of different files share a chain).
+#[inline(always)]
 fn hash(loc: &Location<'_>) -> usize {
-    let h = loc.line().wrapping_mul(0x9E37_79B1)
-        ^ loc.column().wrapping_mul(0x85EB_CA6B)
-        ^ (loc.file().len() as u32).wrapping_mul(0xC2B2_AE35);
+    let h = loc.line().wrapping_mul(0x9E37_79B1) ^ loc.column().wrapping_mul(0x85EB_CA6B);
     (h ^ (h >> 15)) as usize
 }
 
@@ -565,6 +567,26 @@ impl<const N: usize> LocationPool<N> {
         list: &SiteList,
     ) -> Option<&'static SiteState> {
         let start = hash(loc);
+        // The common case: the location is where its hash puts it, with the same pointer.
+        if let Some(e) = self.entries.get(start % N) {
+            if e.loc
+                .load(Ordering::Acquire)
+                .is_some_and(|l| core::ptr::eq(l, loc))
+            {
+                return Some(e);
+            }
+        }
+        self.intern_slow(loc, list, start)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn intern_slow(
+        &'static self,
+        loc: &'static Location<'static>,
+        list: &SiteList,
+        start: usize,
+    ) -> Option<&'static SiteState> {
         for probe in 0..N {
             let e = self.entries.get(start.wrapping_add(probe) % N)?;
             match e.loc.load(Ordering::Acquire) {
@@ -617,8 +639,15 @@ static OVERFLOW: Site = Site::new(
 pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
     match LOCATIONS.intern(loc, &SITES) {
         Some(state) => SiteRef { state },
-        None => OVERFLOW.get(),
+        None => overflow_site(),
     }
+}
+
+#[cfg(not(loom))]
+#[cold]
+#[inline(never)]
+fn overflow_site() -> SiteRef {
+    OVERFLOW.get()
 }
 
 /// Locations that found the location-site pool full (they share the site

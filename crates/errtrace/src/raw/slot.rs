@@ -1,0 +1,383 @@
+//! One slot of the flight recorder: a state word, the event's fields and its trail, and the
+//! protocol that lets any number of readers copy a slot without locks while its owner writes
+//! it. The recorder (`recorder.rs`) decides which slot an error gets; this module decides how a
+//! slot is written and read, so every read of a text here is checked by the same code that
+//! writes it.
+//!
+//! # The state word
+//!
+//! `tag << 16 | LIVE? | BUSY? | REPORTED? | WRITTEN? | count`: `tag` tells events apart (the
+//! low 16 bits of the shard's count when the slot was claimed), LIVE that its error exists, BUSY
+//! that a claimer is filling the fields, WRITTEN that it ever held an event, `count` the hops
+//! taken.
+
+use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use core::panic::Location;
+
+use super::AtomicRef;
+
+const LIVE: u32 = 1 << 15;
+const BUSY: u32 = 1 << 14;
+/// The error was reported (its report formatted): it no longer counts as unhandled.
+const REPORTED: u32 = 1 << 13;
+/// The slot holds an event (a zeroed slot holds none).
+const WRITTEN: u32 = 1 << 12;
+const COUNT: u32 = WRITTEN - 1;
+const OWNER_MASK: u32 = !(COUNT | REPORTED);
+const READ_TRIES: u32 = 8;
+
+/// One hop of a trail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// Where the error passed (the `?`, `.trace()` or `.context()`).
+    pub location: &'static Location<'static>,
+    /// The `.context()` message, if any.
+    pub message: Option<&'static str>,
+}
+
+impl core::fmt::Display for Hop {
+    /// `src/sensor.rs:88:9 "reading chip id"`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let l = self.location;
+        write!(f, "{}:{}:{}", l.file(), l.line(), l.column())?;
+        if let Some(m) = self.message {
+            write!(f, " \"{m}\"")?;
+        }
+        Ok(())
+    }
+}
+
+/// One hop: a location and an optional message, the message as its two halves.
+///
+/// # Invariants
+///
+/// Written only by [`Slot::hop_owned`], at the cell of the slot's current count, before the
+/// count is raised past it; `msg_ptr` is null or `msg_ptr`/`msg_len` are the halves of one
+/// `&'static str`.
+struct HopCell {
+    loc: AtomicRef<Location<'static>>,
+    msg_ptr: AtomicPtr<u8>,
+    msg_len: AtomicUsize,
+}
+
+impl HopCell {
+    crate::sync::loom_const_fn! {
+        fn new() -> HopCell {
+            HopCell {
+                loc: AtomicRef::none(),
+                msg_ptr: AtomicPtr::new(core::ptr::null_mut()),
+                msg_len: AtomicUsize::new(0),
+            }
+        }
+    }
+}
+
+/// What a claimer writes into a slot.
+pub(crate) struct Fill<T: Sync + 'static> {
+    pub(crate) code: u32,
+    pub(crate) cpu: u32,
+    pub(crate) site: &'static T,
+    pub(crate) loc: Option<&'static Location<'static>>,
+}
+
+/// A consistent copy of a slot's event (without its trail's texts' validation left to do).
+pub(crate) struct Copied<T: Sync + 'static, const H: usize> {
+    pub(crate) tag: u32,
+    pub(crate) code: u32,
+    pub(crate) cpu: u32,
+    pub(crate) site: Option<&'static T>,
+    pub(crate) loc: Option<&'static Location<'static>>,
+    pub(crate) live: bool,
+    pub(crate) total_hops: u32,
+    pub(crate) hops: [Option<Hop>; H],
+}
+
+/// Why a copy failed.
+pub(crate) enum CopyError {
+    /// The slot never held an event.
+    Empty,
+    /// The slot holds another event, `ahead` claims after the one asked for (`None`: an older
+    /// one, or one that cannot be told).
+    Other { ahead: Option<u32> },
+    /// Writers kept changing it.
+    Busy,
+}
+
+/// An event slot, `T` the type of its site.
+///
+/// # Invariants
+///
+/// While BUSY is set, one claimer owns every field. While LIVE is set (and BUSY clear) only the
+/// owning error writes: a hop at `hops[count]` followed by a Release store of the state with
+/// `count + 1`, the REPORTED bit, and at last clearing LIVE. A claim changes the state (CAS to
+/// BUSY with a new tag, then a Release fence) before any field or cell is written again, so a
+/// reader that saw a write made after the state it read first sees another state when it looks
+/// again after an Acquire fence.
+pub(crate) struct Slot<T: Sync + 'static, const H: usize> {
+    state: AtomicU32,
+    code: AtomicU32,
+    cpu: AtomicU32,
+    site: AtomicRef<T>,
+    loc: AtomicRef<Location<'static>>,
+    hops: [HopCell; H],
+}
+
+impl<T: Sync + 'static, const H: usize> Slot<T, H> {
+    #[cfg(not(loom))]
+    pub(crate) const fn new() -> Self {
+        Slot {
+            state: AtomicU32::new(0),
+            code: AtomicU32::new(0),
+            cpu: AtomicU32::new(0),
+            site: AtomicRef::none(),
+            loc: AtomicRef::none(),
+            hops: [const { HopCell::new() }; H],
+        }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> Self {
+        Slot {
+            state: AtomicU32::new(0),
+            code: AtomicU32::new(0),
+            cpu: AtomicU32::new(0),
+            site: AtomicRef::none(),
+            loc: AtomicRef::none(),
+            hops: core::array::from_fn(|_| HopCell::new()),
+        }
+    }
+
+    /// Takes the slot for a new live event with `tag` (16 bits) if it holds no live event.
+    #[inline(always)]
+    pub(crate) fn try_claim(&self, tag: u32, fill: &Fill<T>) -> bool {
+        let cur = self.state.load(Ordering::Relaxed);
+        if cur & (LIVE | BUSY) != 0 {
+            return false;
+        }
+        let new = (tag << 16) | LIVE | WRITTEN;
+        if self
+            .state
+            .compare_exchange(cur, new | BUSY, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        // Make BUSY visible before any field changes (the seqlock writer's fence).
+        fence(Ordering::Release);
+        self.code.store(fill.code, Ordering::Relaxed);
+        self.cpu.store(fill.cpu, Ordering::Relaxed);
+        self.site.store(Some(fill.site), Ordering::Relaxed);
+        self.loc.store(fill.loc, Ordering::Relaxed);
+        self.state.store(new, Ordering::Release);
+        true
+    }
+
+    /// Whether the slot holds the live event `tag`.
+    #[cfg(test)]
+    pub(crate) fn is_live(&self, tag: u32) -> bool {
+        self.state.load(Ordering::Relaxed) & OWNER_MASK == (tag << 16) | LIVE | WRITTEN
+    }
+
+    /// Appends a hop, on behalf of the one error that owns the slot (which holds it live, so
+    /// nobody else writes it).
+    #[inline(always)]
+    pub(crate) fn hop_owned(
+        &self,
+        location: &'static Location<'static>,
+        message: Option<&'static str>,
+    ) {
+        let st = self.state.load(Ordering::Relaxed);
+        let count = st & COUNT;
+        if let Some(cell) = self.hops.get(count as usize) {
+            cell.loc.store(Some(location), Ordering::Relaxed);
+            match message {
+                Some(m) => {
+                    cell.msg_len.store(m.len(), Ordering::Relaxed);
+                    cell.msg_ptr.store(m.as_ptr() as *mut u8, Ordering::Relaxed);
+                }
+                None => cell.msg_ptr.store(core::ptr::null_mut(), Ordering::Relaxed),
+            }
+        }
+        if count < COUNT {
+            slot_publish(&self.state, st.wrapping_add(1));
+        }
+    }
+
+    /// Ends the live event (owner only): its error is gone; the event stays readable until the
+    /// slot is claimed again.
+    #[inline(always)]
+    pub(crate) fn release_owned(&self) {
+        let st = self.state.load(Ordering::Relaxed);
+        self.state.store(st & !LIVE, Ordering::Release);
+    }
+
+    /// Marks the live event `tag` as reported.
+    #[inline]
+    pub(crate) fn mark_reported(&self, tag: u32) {
+        let st = self.state.load(Ordering::Relaxed);
+        if st & OWNER_MASK == (tag << 16) | LIVE | WRITTEN && st & REPORTED == 0 {
+            self.state.store(st | REPORTED, Ordering::Release);
+        }
+    }
+
+    /// Whether the live event `tag` was marked reported.
+    #[inline]
+    pub(crate) fn is_reported(&self, tag: u32) -> bool {
+        let st = self.state.load(Ordering::Relaxed);
+        st & OWNER_MASK == (tag << 16) | LIVE | WRITTEN && st & REPORTED != 0
+    }
+
+    /// The site (as written by the last claim; the owner's own).
+    #[inline]
+    pub(crate) fn site(&self) -> Option<&'static T> {
+        self.site.load(Ordering::Relaxed)
+    }
+
+    /// The exact origin location, for location sites (the owner's own).
+    #[inline]
+    pub(crate) fn loc(&self) -> Option<&'static Location<'static>> {
+        self.loc.load(Ordering::Relaxed)
+    }
+
+    /// The CPU or thread id (the owner's own).
+    #[inline]
+    pub(crate) fn cpu(&self) -> u32 {
+        self.cpu.load(Ordering::Relaxed)
+    }
+
+    /// The trail of event `tag`, read in place: `(kept hops, total hops)`, `None` when the slot
+    /// holds another event. Each hop is checked against the state word as it is read, and the
+    /// trail ends early if the slot changed (never for its owner, which is the only writer).
+    pub(crate) fn trail(&self, tag: u32) -> Option<(Trail<'_, T, H>, u32)> {
+        let s1 = self.state.load(Ordering::Acquire);
+        if s1 & WRITTEN == 0 || s1 & BUSY != 0 || s1 >> 16 != tag {
+            return None;
+        }
+        let total = s1 & COUNT;
+        Some((
+            Trail {
+                slot: self,
+                state: s1,
+                next: 0,
+                end: (total as usize).min(H),
+            },
+            total,
+        ))
+    }
+
+    /// A consistent copy of event `tag`.
+    pub(crate) fn copy(&self, tag: u32) -> Result<Copied<T, H>, CopyError> {
+        for _ in 0..READ_TRIES {
+            let s1 = self.state.load(Ordering::Acquire);
+            if s1 & BUSY != 0 {
+                continue;
+            }
+            let code = self.code.load(Ordering::Relaxed);
+            let cpu = self.cpu.load(Ordering::Relaxed);
+            let site = self.site.load(Ordering::Relaxed);
+            let loc = self.loc.load(Ordering::Relaxed);
+            let count = s1 & COUNT;
+            let mut raw = [(None, core::ptr::null_mut(), 0usize); H];
+            for (r, cell) in raw.iter_mut().zip(self.hops.iter()).take(count as usize) {
+                *r = (
+                    cell.loc.load(Ordering::Relaxed),
+                    cell.msg_ptr.load(Ordering::Relaxed),
+                    cell.msg_len.load(Ordering::Relaxed),
+                );
+            }
+            fence(Ordering::Acquire);
+            if self.state.load(Ordering::Relaxed) != s1 {
+                continue;
+            }
+            if s1 & WRITTEN == 0 {
+                return Err(CopyError::Empty);
+            }
+            let stored = s1 >> 16;
+            if stored != tag {
+                let ahead = stored.wrapping_sub(tag) & 0xFFFF;
+                return Err(CopyError::Other {
+                    ahead: (ahead < 0x8000).then_some(ahead),
+                });
+            }
+            let mut hops = [None; H];
+            for (h, (loc, ptr, len)) in hops.iter_mut().zip(raw.iter()) {
+                if let Some(location) = loc {
+                    // SAFETY: the state word was the same before and after the reads (with the
+                    // Acquire fence between), and cells below its count are not written while
+                    // it stays the same (the slot's invariant), so `ptr` and `len` are the
+                    // halves of one `&'static str` (the cell's invariant).
+                    let message = unsafe { message(*ptr, *len) };
+                    *h = Some(Hop { location, message });
+                }
+            }
+            return Ok(Copied {
+                tag,
+                code,
+                cpu,
+                site,
+                loc,
+                live: s1 & LIVE != 0,
+                total_hops: count,
+                hops,
+            });
+        }
+        Err(CopyError::Busy)
+    }
+}
+
+/// The Release store that publishes a hop's cell.
+#[inline(always)]
+fn slot_publish(state: &AtomicU32, value: u32) {
+    state.store(value, Ordering::Release);
+}
+
+/// A message from its halves.
+///
+/// # Safety
+///
+/// `ptr` is null, or `ptr` and `len` are the two halves of one `&'static str`.
+unsafe fn message(ptr: *mut u8, len: usize) -> Option<&'static str> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: by the contract, the halves of a `&'static str`: valid UTF-8, live forever.
+    Some(unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) })
+}
+
+/// The hops of one event, read in place and checked one by one (see [`Slot::trail`]).
+pub(crate) struct Trail<'a, T: Sync + 'static, const H: usize> {
+    slot: &'a Slot<T, H>,
+    state: u32,
+    next: usize,
+    end: usize,
+}
+
+impl<T: Sync + 'static, const H: usize> Iterator for Trail<'_, T, H> {
+    type Item = Hop;
+
+    fn next(&mut self) -> Option<Hop> {
+        if self.next >= self.end {
+            return None;
+        }
+        let cell = self.slot.hops.get(self.next)?;
+        let loc = cell.loc.load(Ordering::Relaxed);
+        let ptr = cell.msg_ptr.load(Ordering::Relaxed);
+        let len = cell.msg_len.load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        if self.slot.state.load(Ordering::Relaxed) != self.state {
+            // The slot changed under us (only for a reader that does not own it): stop.
+            self.end = 0;
+            return None;
+        }
+        self.next = self.next.wrapping_add(1);
+        // SAFETY: the state word is the one read (Acquire) before this trail began, again after
+        // this cell's reads (with an Acquire fence between), and `next` is below its count:
+        // cells below the count are not written while the state stays the same (the slot's
+        // invariant), so `ptr` and `len` are the halves of one `&'static str`.
+        let message = unsafe { message(ptr, len) };
+        Some(Hop {
+            location: loc?,
+            message,
+        })
+    }
+}
