@@ -54,6 +54,25 @@
 //!   two SDT probes for tracers (`errtrace:error`, `errtrace:hop`; see the guide's Probes chapter).
 //! - [`platform`]: clock and CPU-id hooks; [`config`]: build-time capacities.
 //!
+//! # Design: five layers
+//!
+//! Each layer imports only from the ones below it (checked by the test `tests/test_layers.rs`);
+//! where a lower layer must call up, the upper one installs a hook (a site appearing calls
+//! control's standing queries through a hook that `control` installs).
+//!
+//! ```text
+//! control/boundary  control, fault, boundary, ResultExt, interop, the macros
+//!        |          (and the crate root and `policy`: the public facade)
+//! emission          logging and the dropped-unhandled warning, sinks, report text
+//!        |
+//! decision          policies, the default of each code, rate limits
+//!        |
+//! storage           sites (an intrusive list of statics, a pool of location sites), the
+//!        |          flight recorder (sharded by CPU), per-CPU counters, making errors and hops
+//! value             the error's bits, codes, the policy encoding, configuration, platform
+//!                   hooks, and `raw`: the only module with `unsafe` code
+//! ```
+//!
 //! # `no_std`
 //!
 //! The crate is `#![no_std]` and never allocates: static sites carry their own state, and the
@@ -96,22 +115,6 @@
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
-// The layers, each importing only from the ones below it (checked by `tests/test_layers.rs`):
-//
-//   control/boundary  control, control/query, fault, boundary, trail, interop, macros
-//          |          (and this file and `policy.rs`: the public facade)
-//   emission          emit (logging, Drop), sink, report
-//          |
-//   decision          policy/decide, policy/classes, policy/ratelimit
-//          |
-//   storage           site, recorder, counters, lifecycle (making errors, hops, their end),
-//                     probe
-//          |
-//   value             error, code, errno_table, policy/kind, config, platform, sync, raw
-//
-// A lower layer that must call up does it through a hook the upper one installs (a site
-// appearing calls control's standing queries through `site::set_appeared_hook`).
-//
 // Under `--cfg loom` only the lock-free storage and decision code is built, with loom's atomics,
 // for the model-checking tests inside those modules.
 #[cfg(not(loom))]

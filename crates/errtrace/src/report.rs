@@ -265,6 +265,12 @@ impl fmt::Display for Record<'_> {
                 }
                 write!(f, ": {} messages suppressed", self.suppressed)
             }
+            RecordKind::Overflow => write!(
+                f,
+                "the pool of location sites is full ({} entries): further locations share the \
+                 site {} (their errors keep their exact origin); raise ERRTRACE_LOCATION_SITES",
+                self.suppressed, self.at.file
+            ),
         }
     }
 }

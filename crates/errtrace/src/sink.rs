@@ -82,6 +82,9 @@ pub enum RecordKind {
     /// `FAULT_INJECTION: forcing a failure`). The injected error itself is not marked as
     /// reported: it goes on to be handled, logged or reported like any other.
     Injected,
+    /// The pool of location sites is full (reported once, before the next record): further
+    /// locations share the site `<location sites overflow>`; `suppressed` holds the pool's size.
+    Overflow,
 }
 
 /// One log record.
@@ -150,9 +153,32 @@ pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadyS
     SINK.set(sink).map_err(|_| crate::platform::AlreadySet)
 }
 
-/// Sends a record to the global sink (or the default one).
+/// Sends a record to the global sink (or the default one), after the one-time notice that the
+/// pool of location sites overflowed, if it did.
 #[cfg(not(loom))]
 pub(crate) fn emit(record: &Record<'_>) {
+    if crate::site::take_overflow_notice() {
+        overflow_notice();
+    }
+    emit_now(record);
+}
+
+#[cold]
+#[inline(never)]
+fn overflow_notice() {
+    let at = crate::site::overflow_origin();
+    let mut r = Record::new(
+        Level::Warning,
+        RecordKind::Overflow,
+        crate::code::ENOSPC,
+        &at,
+    );
+    r.suppressed = crate::config::LOCATION_SITES as u32;
+    emit_now(&r);
+}
+
+#[cfg(not(loom))]
+fn emit_now(record: &Record<'_>) {
     match SINK.get() {
         Some(s) => s.emit(record),
         // With std and no sink set: standard error. Without std: nothing prints (the recorder

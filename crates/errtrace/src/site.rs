@@ -647,7 +647,43 @@ pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
 #[cold]
 #[inline(never)]
 fn overflow_site() -> SiteRef {
+    let _ = OVERFLOW_NOTICE.compare_exchange(
+        NOTICE_NONE,
+        NOTICE_PENDING,
+        Ordering::Relaxed,
+        Ordering::Relaxed,
+    );
     OVERFLOW.get()
+}
+
+const NOTICE_NONE: u32 = 0;
+const NOTICE_PENDING: u32 = 1;
+const NOTICE_GIVEN: u32 = 2;
+
+/// Whether the pool's overflow still has to be reported (once, by the next record emitted).
+#[cfg(not(loom))]
+static OVERFLOW_NOTICE: AtomicU32 = AtomicU32::new(NOTICE_NONE);
+
+/// True exactly once after the pool of location sites first overflowed: the caller reports it.
+/// One relaxed load otherwise.
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn take_overflow_notice() -> bool {
+    OVERFLOW_NOTICE.load(Ordering::Relaxed) == NOTICE_PENDING
+        && OVERFLOW_NOTICE
+            .compare_exchange(
+                NOTICE_PENDING,
+                NOTICE_GIVEN,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+}
+
+/// The overflow site's origin (`<location sites overflow>`), for its notice.
+#[cfg(not(loom))]
+pub(crate) fn overflow_origin() -> Origin {
+    Origin::from_site(&OVERFLOW)
 }
 
 /// Locations that found the location-site pool full (they share the site
@@ -771,6 +807,18 @@ pub(crate) fn all() -> impl Iterator<Item = SiteRef> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    /// The first overflow is to be reported once; the overflow site is listed.
+    #[test]
+    fn overflow_notice_once() {
+        assert!(!take_overflow_notice(), "nothing overflowed yet");
+        let s = overflow_site();
+        let _ = overflow_site();
+        assert_eq!(s.origin().file, "<location sites overflow>");
+        assert!(all().any(|x| x == s), "the overflow site is listed");
+        assert!(take_overflow_notice());
+        assert!(!take_overflow_notice(), "reported once");
+    }
 
     #[test]
     fn path_segments() {
