@@ -211,3 +211,18 @@ fn standing_queries_reach_sites_that_appear_later() {
         .unwrap();
     assert!(l.contains(" =p "), "{l}");
 }
+
+/// A bare `+`, `-` or `=` changes nothing: it is rejected with its position (issue 11, item 11;
+/// before, `func x +` was accepted and did nothing).
+#[test]
+fn bare_flag_operators_are_rejected() {
+    setup();
+    for (input, column) in [("func x +", 8), ("func x -", 8), ("file a.rs =", 11)] {
+        let e = control::apply(input).unwrap_err();
+        assert_eq!((e.line, e.column), (1, column), "{input}: {e}");
+        assert!(e.to_string().contains("one or more of the flags"), "{input}: {e}");
+    }
+    // The explicit forms still work.
+    assert!(control::apply("func nothing_here =_").is_ok());
+    assert!(control::apply("func nothing_here -p").is_ok());
+}

@@ -91,7 +91,7 @@ proptest! {
         func in proptest::option::of("[a-z_*]{1,12}"),
         lines in proptest::option::of((0u32..1000, 0u32..1000)),
         code in proptest::option::of(1u16..=133),
-        flags in proptest::option::of(("[-+=]", "[pflmts]{0,6}")),
+        flags in proptest::option::of(("[-+=]", "[pflmts_]{1,6}")),
         policy in proptest::option::of(0u8..5),
     ) {
         let mut text = String::new();

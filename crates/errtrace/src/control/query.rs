@@ -8,7 +8,7 @@
 //!           | 'line' RANGE | 'code' CODE
 //! RANGE    := N | N-M | -N | N-
 //! action   := flags | 'ratelimit=' BURST '/' N ('ms'|'s') | 'once' | 'quiet' | 'always' | 'debug'
-//! flags    := ('+' | '-' | '=') [pflmts_]*
+//! flags    := ('+' | '-' | '=') [pflmts_]+        (`=_` clears every flag)
 //! fail-query := 'fail' ( 'name=' NAME | 'probability=' N | 'interval=' N | 'times=' N
 //!               | 'code=' CODE | 'off' )+
 //! ```
@@ -325,7 +325,9 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
         _ => return None,
     };
     let mut bits = 0;
+    let mut any = false;
     for c in chars {
+        any = true;
         bits |= match c {
             'p' => PRINT_ON,
             'f' => FUNCTION,
@@ -337,7 +339,8 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
             _ => return None,
         };
     }
-    Some((op, bits))
+    // A bare '+', '-' or '=' would change nothing: it is a mistake, not a query.
+    any.then_some((op, bits))
 }
 
 /// `BURST/N(ms|s)`.
@@ -468,7 +471,7 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
                     None => {
                         return err(
                             off,
-                            "flags made of p, f, l, m, t, s, _ after '+', '-' or '='",
+                            "one or more of the flags p, f, l, m, t, s, _ after '+', '-' or '=' ('=_' clears them)",
                             kw,
                         )
                     }
