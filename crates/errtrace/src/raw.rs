@@ -14,7 +14,7 @@
 pub(crate) mod slot;
 
 pub use slot::Hop;
-pub(crate) use slot::{CopyError, Fill, Slot};
+pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX};
 
 use crate::sync::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use core::cell::UnsafeCell;

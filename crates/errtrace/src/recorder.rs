@@ -384,17 +384,30 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
-    /// Calls `f` for each readable event, shard by shard, oldest first within a shard.
+    /// Calls `f` for each readable event, shard by shard: in each, first the live events older
+    /// than the shard's last lap (their errors kept their slots), then the last lap, oldest
+    /// first.
     pub(crate) fn for_each(&self, mut f: impl FnMut(&Event<H>)) {
         for (shard, head) in self.heads.iter().enumerate() {
             let next = head.next.load(Ordering::Acquire);
+            let base = shard.wrapping_mul(P);
+            for i in 0..P {
+                let index = base.wrapping_add(i);
+                let Some(tag) = self.slots.get(index).and_then(|s| s.live_tag()) else {
+                    continue;
+                };
+                let age = (next & 0xFFFF).wrapping_sub(tag) & 0xFFFF;
+                if age > P as u32 {
+                    if let Ok(ev) = self.read((tag << 16) | index as u32) {
+                        f(&ev);
+                    }
+                }
+            }
             let first = next.wrapping_sub(P as u32);
             let mut counter = if next >= P as u32 { first } else { 0 };
             while counter != next {
-                let index = shard
-                    .wrapping_mul(P)
-                    .wrapping_add(counter as usize & P.wrapping_sub(1));
-                let seq = (counter << 16) | index as u32;
+                let index = base.wrapping_add(counter as usize & P.wrapping_sub(1));
+                let seq = ((counter & 0xFFFF) << 16) | index as u32;
                 if let Ok(ev) = self.read(seq) {
                     f(&ev);
                 }
@@ -505,7 +518,12 @@ pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Res
         writeln!(out, "    via {hop}")?;
     }
     if ev.more_hops() > 0 {
-        writeln!(out, "    (+{} more hops)", ev.more_hops())?;
+        let or = if ev.total_hops() >= crate::raw::HOP_COUNT_MAX {
+            " or"
+        } else {
+            ""
+        };
+        writeln!(out, "    (+{}{or} more hops)", ev.more_hops())?;
     }
     Ok(())
 }

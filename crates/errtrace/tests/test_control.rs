@@ -220,7 +220,10 @@ fn bare_flag_operators_are_rejected() {
     for (input, column) in [("func x +", 8), ("func x -", 8), ("file a.rs =", 11)] {
         let e = control::apply(input).unwrap_err();
         assert_eq!((e.line, e.column), (1, column), "{input}: {e}");
-        assert!(e.to_string().contains("one or more of the flags"), "{input}: {e}");
+        assert!(
+            e.to_string().contains("one or more of the flags"),
+            "{input}: {e}"
+        );
     }
     // The explicit forms still work.
     assert!(control::apply("func nothing_here =_").is_ok());

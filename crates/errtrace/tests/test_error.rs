@@ -1,6 +1,6 @@
 //! The error value: size, codes, origin for every way of making an error, trail, reports.
 
-use errtrace::code::{self, Code, EINVAL, EIO, ENOMEM};
+use errtrace::code::{self, Code, EINVAL, EIO, ENODEV, ENOMEM};
 use errtrace::{err, Error, ResultExt};
 use std::mem::size_of;
 use std::sync::Mutex;
@@ -269,4 +269,42 @@ fn core_error_trait() {
     let e = Error::new(EIO);
     takes(&e);
     e.handled();
+}
+
+/// A trail longer than the recorder counts says "or more" instead of a wrong exact number
+/// (issue 11, item 9: before, 5000 hops read "(+8183 more hops)" without saying the count had
+/// stopped).
+#[test]
+fn saturated_hop_count_says_so() {
+    let _g = ring();
+    let mut e = Error::new(EIO);
+    for _ in 0..5000 {
+        e.hop();
+    }
+    let report = e.report().to_string();
+    assert!(report.contains(" or more hops)"), "{report}");
+    let mut dump = String::new();
+    errtrace::recorder::for_each(|ev| {
+        if Some(ev.seq()) == e.seq() {
+            let _ = errtrace::recorder::write_event(&mut dump, ev);
+        }
+    });
+    assert!(dump.contains(" or more hops)"), "{dump}");
+    e.handled();
+}
+
+/// A live error older than a lap of the recorder is still in a dump (issue 11, item 9: before,
+/// `for_each` went over the last lap's sequence numbers only and skipped it).
+#[test]
+fn dumps_show_live_errors_older_than_a_lap() {
+    let _g = ring();
+    let old = Error::new(ENODEV);
+    let seq = old.seq().unwrap();
+    for _ in 0..(errtrace::config::RECORDER_SLOTS * 2) {
+        Error::new(EIO).handled();
+    }
+    let mut seen = false;
+    errtrace::recorder::for_each(|ev| seen |= ev.seq() == seq && ev.is_live());
+    assert!(seen, "the live error is in the dump");
+    old.handled();
 }

@@ -23,6 +23,8 @@ const REPORTED: u32 = 1 << 13;
 /// The slot holds an event (a zeroed slot holds none).
 const WRITTEN: u32 = 1 << 12;
 const COUNT: u32 = WRITTEN - 1;
+/// The most hops a slot counts; an error that took more shows this many ("or more").
+pub(crate) const HOP_COUNT_MAX: u32 = COUNT;
 const OWNER_MASK: u32 = !(COUNT | REPORTED);
 const READ_TRIES: u32 = 8;
 
@@ -243,6 +245,12 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
     #[inline]
     pub(crate) fn cpu(&self) -> u32 {
         self.cpu.load(Ordering::Relaxed)
+    }
+
+    /// The tag of the live event the slot holds, if it holds one.
+    pub(crate) fn live_tag(&self) -> Option<u32> {
+        let st = self.state.load(Ordering::Acquire);
+        (st & (LIVE | WRITTEN) == LIVE | WRITTEN).then_some(st >> 16)
     }
 
     /// The trail of event `tag`, read in place: `(kept hops, total hops)`, `None` when the slot
