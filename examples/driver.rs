@@ -103,6 +103,8 @@ fn main() {
         Ordering::Relaxed,
     );
     let _ = errtrace::sink::set_sink(&SINK);
+    // ERRTRACE / ERRTRACE_FILE, read once at start-up (making an error never reads them).
+    errtrace::init();
     let started = std::time::Instant::now();
 
     let bus = Bus::new("i2c-0");

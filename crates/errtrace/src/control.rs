@@ -387,19 +387,27 @@ pub fn init_from_env() -> Option<std::string::String> {
         return None;
     }
     let mut problem = None;
-    if let Ok(q) = std::env::var("ERRTRACE") {
-        if let Err(e) = apply(&q) {
-            problem = Some(std::format!("ERRTRACE: {e}"));
+    if let Some(q) = std::env::var_os("ERRTRACE") {
+        match q.to_str() {
+            Some(q) => {
+                if let Err(e) = apply(q) {
+                    problem = Some(std::format!("ERRTRACE: {e}"));
+                }
+            }
+            None => problem = Some("ERRTRACE is not valid UTF-8: ignored".into()),
         }
     }
-    if let Ok(path) = std::env::var("ERRTRACE_FILE") {
-        match apply_file(std::path::Path::new(&path)) {
+    if let Some(path) = std::env::var_os("ERRTRACE_FILE") {
+        // Any path the system takes, UTF-8 or not.
+        let path = std::path::PathBuf::from(path);
+        let shown = path.display();
+        match apply_file(&path) {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {path}: {e}"))),
+            Ok(Err(e)) => problem = problem.or(Some(std::format!("ERRTRACE_FILE {shown}: {e}"))),
             Err(e) => {
                 // Not dropped while formatting can unwind (its drop could unwind too).
                 let e = core::mem::ManuallyDrop::new(e);
-                let text = std::format!("ERRTRACE_FILE {path}: {}", *e);
+                let text = std::format!("ERRTRACE_FILE {shown}: {}", *e);
                 drop(core::mem::ManuallyDrop::into_inner(e));
                 problem = problem.or(Some(text));
             }
@@ -411,7 +419,8 @@ pub fn init_from_env() -> Option<std::string::String> {
     problem
 }
 
-/// With `std`: applies the queries in a file (one per line; `#` starts a comment line).
+/// With `std`: applies the queries in a file (one per line; `#` starts a comment that runs to
+/// the end of its line). An error's line and column are the file's own.
 ///
 /// # Errors
 ///
@@ -419,10 +428,6 @@ pub fn init_from_env() -> Option<std::string::String> {
 #[cfg(feature = "std")]
 pub fn apply_file(path: &std::path::Path) -> std::io::Result<Result<Applied, QueryError>> {
     let text = std::fs::read_to_string(path)?;
-    let cleaned: std::string::String = text
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(|l| l.chars().chain(core::iter::once('\n')))
-        .collect();
-    Ok(apply(&cleaned))
+    // Comments are part of the language, so an error's line is the file's own line.
+    Ok(apply(&text))
 }

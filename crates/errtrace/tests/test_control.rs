@@ -229,3 +229,39 @@ fn bare_flag_operators_are_rejected() {
     assert!(control::apply("func nothing_here =_").is_ok());
     assert!(control::apply("func nothing_here -p").is_ok());
 }
+
+/// `#` starts a comment that runs to the end of its line, after a query too, as in
+/// dynamic_debug's control file (issue 11, item 7: before, `func x +p # on` was an error).
+#[test]
+fn comments_end_a_line() {
+    setup();
+    let a = control::apply("func nothing_here +p # turn it on\n# a comment line\n").unwrap();
+    assert_eq!(a.queries, 1);
+    // A '#' inside a word or a quote is not a comment.
+    assert!(control::apply("format \"50# done\" +p").is_ok());
+}
+
+/// A quote must close on its line, and an unclosed one is reported as such, where it opened
+/// (issue 11, item 7: before, the quote ran silently to the end of the input).
+#[test]
+fn unterminated_quote_is_reported() {
+    setup();
+    let e = control::apply("format \"abc +p").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 8), "{e}");
+    assert!(e.to_string().contains("closing '\"'"), "{e}");
+    let e = control::apply("format \"abc\n+p\"").unwrap_err();
+    assert_eq!((e.line, e.column), (1, 8), "{e}");
+}
+
+/// An error in a control file names the file's own line, comment lines counted (issue 11,
+/// item 7: before, comment lines were removed first and the error said line 1).
+#[cfg(feature = "std")]
+#[test]
+fn control_file_errors_name_the_files_line() {
+    setup();
+    let path = std::env::temp_dir().join(format!("errtrace-ctl-{}.txt", std::process::id()));
+    std::fs::write(&path, "# a\n# b\n# c\nfiel x\n").unwrap();
+    let e = control::apply_file(&path).unwrap().unwrap_err();
+    assert_eq!((e.line, e.column), (4, 1), "{e}");
+    let _ = std::fs::remove_file(path);
+}

@@ -1,7 +1,7 @@
 //! The control language: parsing queries into commands.
 //!
 //! ```text
-//! input    := query ( (';' | '\n') query )*
+//! input    := query ( (';' | '\n') query )*      ('#' to the end of a line is a comment)
 //! query    := site-query | fail-query | (empty)
 //! site-query := match* action+
 //! match    := 'file' GLOB[':' RANGE] | 'func' GLOB | 'module' GLOB | 'format' WORD-OR-"QUOTED"
@@ -279,21 +279,63 @@ impl<'a> Words<'a> {
 pub fn parse(input: &str, mut out: impl FnMut(Command)) -> Result<usize, QueryError> {
     let mut count: usize = 0;
     let mut start = 0;
-    let bytes = input.as_bytes();
     loop {
-        let mut end = start;
-        while end < bytes.len() && !matches!(bytes.get(end), Some(b';') | Some(b'\n')) {
-            end = end.wrapping_add(1);
-        }
-        if let Some(c) = parse_one(input, start, end)? {
+        let (query_end, end) = query_bounds(input, start)?;
+        if let Some(c) = parse_one(input, start, query_end)? {
             out(c);
             count = count.wrapping_add(1);
         }
-        if end >= bytes.len() {
+        if end >= input.len() {
             return Ok(count);
         }
         start = end.wrapping_add(1);
     }
+}
+
+/// Where the query that starts at `start` ends (`;`, a newline, or a `#` comment that runs to
+/// the end of the line), and where the next one may start (after the separator). `;` and `#`
+/// inside a quote do not count; a quote must close on its own line.
+fn query_bounds(input: &str, start: usize) -> Result<(usize, usize), QueryError> {
+    let bytes = input.as_bytes();
+    let mut i = start;
+    let mut quote: Option<usize> = None;
+    while let Some(&b) = bytes.get(i) {
+        match (quote, b) {
+            (Some(_), b'"') => quote = None,
+            (Some(q), b'\n') => return Err(unterminated(input, q)),
+            (Some(_), _) => {}
+            (None, b';' | b'\n') => return Ok((i, i)),
+            (None, b'"') => quote = Some(i),
+            (None, b'#')
+                if i == start
+                    || bytes
+                        .get(i.wrapping_sub(1))
+                        .is_some_and(|p| p.is_ascii_whitespace()) =>
+            {
+                // A comment: the query ends here; the next starts after the line.
+                let mut j = i;
+                while bytes.get(j).is_some_and(|c| *c != b'\n') {
+                    j = j.wrapping_add(1);
+                }
+                return Ok((i, j));
+            }
+            (None, _) => {}
+        }
+        i = i.wrapping_add(1);
+    }
+    match quote {
+        Some(q) => Err(unterminated(input, q)),
+        None => Ok((i, i)),
+    }
+}
+
+fn unterminated(input: &str, at: usize) -> QueryError {
+    QueryError::new(
+        input,
+        at,
+        "a closing '\"' for this quote on the same line",
+        input.get(at..).and_then(|r| r.lines().next()).unwrap_or(""),
+    )
 }
 
 fn parse_u32(s: &str) -> Option<u32> {
