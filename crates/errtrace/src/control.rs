@@ -20,8 +20,8 @@
 //!
 //! Several queries may be separated by `;` or newlines; an input applies completely or not at
 //! all. A query stays in force for sites that appear later (errtrace interns some sites on
-//! first use), like a `dyndbg=` boot parameter: up to [`STANDING_BYTES`] of queries are kept, the
-//! oldest dropped first.
+//! first use), like a `dyndbg=` boot parameter: with `std` all of them; without it up to
+//! [`STANDING_BYTES`], and an input that would not fit is rejected whole, with an error.
 //!
 //! Sources of queries: this API; with `std`, the `ERRTRACE` environment variable and the file
 //! named by `ERRTRACE_FILE`, read once when the first site appears ([`init_from_env`] does it
@@ -59,6 +59,7 @@
 pub mod query;
 
 use crate::policy::kind::Policy;
+#[cfg(not(feature = "std"))]
 use crate::raw::{AppendError, AppendOnlyText};
 use core::fmt;
 use core::sync::atomic::Ordering;
@@ -108,9 +109,6 @@ pub struct Applied {
     pub matched: usize,
     /// Fail-point configurations set by `fail` queries.
     pub fail_points: usize,
-    /// Whether the input stands for sites that appear later (false when the
-    /// [`STANDING_BYTES`] of standing queries are used up: it applied to the sites present).
-    pub standing: bool,
 }
 
 impl fmt::Display for Applied {
@@ -145,7 +143,7 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
     };
     // Remember first, then apply: a site that appears meanwhile gets the query from the
     // standing text (applying twice is harmless: every action is idempotent).
-    applied.standing = remember(input);
+    remember(input)?;
     let mut fail_err = None;
     let _ = query::parse(input, |c| match c {
         Command::Site(q) => {
@@ -335,28 +333,96 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
 
 // ---- standing queries: applied again to sites that appear later ----
 
-/// How many bytes of queries stand for sites that appear later.
+/// Without `std`: how many bytes of queries stand for sites that appear later (an input that
+/// would not fit is rejected whole). With `std` there is no limit.
 pub const STANDING_BYTES: usize = 1024;
 
+#[cfg(not(feature = "std"))]
 static STANDING: AppendOnlyText<STANDING_BYTES> = AppendOnlyText::new();
 
-/// Keeps a validated input for sites that appear later; false when there is no room.
-fn remember(input: &str) -> bool {
+/// Keeps a validated input for sites that appear later.
+///
+/// # Errors
+///
+/// Without `std`: the standing space is full (nothing of the input is applied then).
+fn remember(input: &str) -> Result<(), QueryError> {
     let input = input.trim();
     if input.is_empty() {
-        return true;
+        return Ok(());
     }
     crate::site::set_appeared_hook(on_new_site);
-    // Control writers are rare; one that finds another appending retries a bounded number of
-    // times (control is never on an error path).
-    for _ in 0..1000 {
-        match STANDING.append(input, b'\n') {
-            Ok(()) => return true,
-            Err(AppendError::Full) => return false,
-            Err(AppendError::Busy) => core::hint::spin_loop(),
-        }
+    #[cfg(feature = "std")]
+    {
+        standing_list::push(input);
+        Ok(())
     }
-    false
+    #[cfg(not(feature = "std"))]
+    {
+        // Control writers are rare; one that finds another appending retries a bounded number
+        // of times (control is never on an error path).
+        for _ in 0..1000 {
+            match STANDING.append(input, b'\n') {
+                Ok(()) => return Ok(()),
+                Err(AppendError::Full) => break,
+                Err(AppendError::Busy) => core::hint::spin_loop(),
+            }
+        }
+        Err(QueryError::standing_full())
+    }
+}
+
+/// With `std`: the standing queries as a list of inputs that only grows (each kept on the heap
+/// for the life of the process), appended by one writer at a time and read without locks.
+#[cfg(feature = "std")]
+mod standing_list {
+    use crate::raw::AtomicRef;
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    /// One stored input.
+    ///
+    /// # Invariants
+    ///
+    /// `next` is written once, by the writer that appends the next node, before the node is
+    /// reachable from it.
+    pub(super) struct Node {
+        pub(super) text: &'static str,
+        next: AtomicRef<Node>,
+    }
+
+    static HEAD: AtomicRef<Node> = AtomicRef::none();
+    static TAIL: AtomicRef<Node> = AtomicRef::none();
+    static WRITER: AtomicBool = AtomicBool::new(false);
+
+    /// Appends `input` (waits for another writer: control is never on an error path).
+    pub(super) fn push(input: &str) {
+        let text: &'static str = std::boxed::Box::leak(input.into());
+        let node: &'static Node = std::boxed::Box::leak(std::boxed::Box::new(Node {
+            text,
+            next: AtomicRef::none(),
+        }));
+        while WRITER
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::thread::yield_now();
+        }
+        match TAIL.load(Ordering::Relaxed) {
+            Some(tail) => tail.next.store(Some(node), Ordering::SeqCst),
+            None => HEAD.store(Some(node), Ordering::SeqCst),
+        }
+        TAIL.store(Some(node), Ordering::Relaxed);
+        WRITER.store(false, Ordering::Release);
+    }
+
+    /// Every stored input, oldest first.
+    pub(super) fn iter() -> impl Iterator<Item = &'static str> {
+        let mut cur = HEAD.load(Ordering::SeqCst);
+        core::iter::from_fn(move || {
+            let n = cur?;
+            cur = n.next.load(Ordering::Acquire);
+            Some(n.text)
+        })
+    }
 }
 
 /// Applies the standing queries to a site that just appeared (the hook the site list calls).
@@ -364,13 +430,19 @@ fn remember(input: &str) -> bool {
 /// stored at the same moment is applied to this site by its writer, which walks the list after
 /// storing it.
 fn on_new_site(site: SiteRef) {
-    let _ = query::parse(STANDING.get(), |c| {
+    let apply_to_site = |c: Command| {
         if let Command::Site(q) = c {
             if matches(&q, site) {
                 act(&q, site);
             }
         }
-    });
+    };
+    #[cfg(feature = "std")]
+    for text in standing_list::iter() {
+        let _ = query::parse(text, apply_to_site);
+    }
+    #[cfg(not(feature = "std"))]
+    let _ = query::parse(STANDING.get(), apply_to_site);
 }
 
 /// With `std`: applies the `ERRTRACE` environment variable and the file named by

@@ -16,7 +16,9 @@ pub(crate) mod slot;
 pub use slot::Hop;
 pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX};
 
-use crate::sync::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
+#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+use crate::sync::AtomicUsize;
+use crate::sync::{AtomicPtr, AtomicU8, Ordering};
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
@@ -155,7 +157,7 @@ impl<T: Copy> SetOnce<T> {
 ///
 /// `bytes[..len]` is valid UTF-8 and is never written again once `len` covers it; only the
 /// holder of `writer` writes, and only past `len`.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), any(not(feature = "std"), test)))]
 pub(crate) struct AppendOnlyText<const N: usize> {
     bytes: UnsafeCell<[u8; N]>,
     len: AtomicUsize,
@@ -165,11 +167,11 @@ pub(crate) struct AppendOnlyText<const N: usize> {
 // SAFETY: readers only read `bytes[..len]` after an Acquire load of `len`, and those bytes are
 // never written again; the one writer (holding `writer`) writes only past `len` and publishes
 // with a Release store.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), any(not(feature = "std"), test)))]
 unsafe impl<const N: usize> Sync for AppendOnlyText<N> {}
 
 /// Why an append did not happen.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), any(not(feature = "std"), test)))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AppendError {
     /// Another writer is appending right now.
@@ -178,7 +180,7 @@ pub(crate) enum AppendError {
     Full,
 }
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), any(not(feature = "std"), test)))]
 impl<const N: usize> AppendOnlyText<N> {
     pub(crate) const fn new() -> Self {
         AppendOnlyText {

@@ -265,3 +265,52 @@ fn control_file_errors_name_the_files_line() {
     assert_eq!((e.line, e.column), (4, 1), "{e}");
     let _ = std::fs::remove_file(path);
 }
+
+/// A location site first used after the queries below, and its line.
+#[rustfmt::skip]
+fn appears_after_many_queries() -> (errtrace::Result, u32) {
+    (Err(Error::new(errtrace::code::EAGAIN)), line!())
+}
+
+/// With `std`, every query stands for sites that appear later, however much text came before
+/// (issue 11, item 6: before, the standing text kept 1 KiB, and past it a query applied to
+/// present sites only, silently).
+#[cfg(feature = "std")]
+#[test]
+fn long_standing_queries_are_kept() {
+    setup();
+    for i in 0..100 {
+        control::apply(&format!("func never_called_{i} ratelimit=3/250ms")).unwrap();
+    }
+    // The site's line, found in the source without making an error there yet.
+    let src = include_str!("test_control.rs");
+    let line = src
+        .lines()
+        .position(|l| l.contains("(Err(Error::new(errtrace::code::EAGAIN)), line!())"))
+        .unwrap() as u32
+        + 1;
+    control::apply(&format!("file test_control.rs:{line} +p")).unwrap();
+    let (r, made_at) = appears_after_many_queries();
+    assert_eq!(made_at, line);
+    r.unwrap_err().handled();
+    let l = listing()
+        .lines()
+        .find(|l| l.starts_with(&format!("crates/errtrace/tests/test_control.rs:{line} ")))
+        .map(str::to_owned)
+        .unwrap();
+    assert!(l.contains(" =p "), "{l}");
+}
+
+/// Without `std`, an input that would not fit the standing space is rejected whole, with an
+/// error (issue 11, item 6: before, it was applied to present sites and silently not kept).
+#[cfg(not(feature = "std"))]
+#[test]
+fn standing_space_full_is_an_error() {
+    setup();
+    let long: String = (0..60)
+        .map(|i| format!("func never_called_{i} +p\n"))
+        .collect();
+    assert!(long.len() > control::STANDING_BYTES);
+    let e = control::apply(&long).unwrap_err();
+    assert!(e.to_string().contains("room for standing queries"), "{e}");
+}

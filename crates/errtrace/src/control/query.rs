@@ -188,6 +188,18 @@ impl QueryError {
         }
     }
 
+    /// Without `std`: the space for queries that stand for later sites is used up.
+    #[cfg(not(feature = "std"))]
+    pub(crate) fn standing_full() -> QueryError {
+        QueryError {
+            line: 1,
+            column: 1,
+            expected: "room for standing queries (without std, at most 1024 bytes of queries stand for sites that appear later; nothing of this input was applied)",
+            found: [0; 32],
+            found_len: 0,
+        }
+    }
+
     pub(crate) fn table_full() -> QueryError {
         QueryError {
             line: 1,
