@@ -135,15 +135,21 @@ impl fmt::Display for Applied {
 pub fn apply(input: &str) -> Result<Applied, QueryError> {
     #[cfg(feature = "std")]
     init_from_env();
-    // Validate everything first: nothing is applied unless the whole input parses.
-    let queries = query::parse(input, |_| {})?;
+    // Validate everything first: nothing is applied unless the whole input parses and its
+    // `fail` names fit the fault table.
+    let mut site_queries = false;
+    let queries = query::parse(input, |c| site_queries |= matches!(c, Command::Site(_)))?;
+    fail_room(input)?;
     let mut applied = Applied {
         queries,
         ..Applied::default()
     };
     // Remember first, then apply: a site that appears meanwhile gets the query from the
     // standing text (applying twice is harmless: every action is idempotent).
-    remember(input)?;
+    // Only site queries stand (fail points are all found when a `fail` query is applied).
+    if site_queries {
+        remember(input)?;
+    }
     let mut fail_err = None;
     let _ = query::parse(input, |c| match c {
         Command::Site(q) => {
@@ -160,10 +166,37 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
         },
     });
     match fail_err {
-        // The only failure after validation: the fault table is full (reported, the rest applied).
+        // Checked before applying; only another writer taking the last slots at the same
+        // moment can make it happen.
         Some(e) => Err(e),
         None => Ok(applied),
     }
+}
+
+/// Whether the input's new `fail` names (each counted once) fit the free configuration slots.
+fn fail_room(input: &str) -> Result<(), QueryError> {
+    let mut needed = 0usize;
+    let mut k = 0usize;
+    let _ = query::parse(input, |c| {
+        let Command::Fail(q) = c else { return };
+        // Counted already if an earlier `fail` query of the input has the same name.
+        let mut j = 0usize;
+        let mut earlier = false;
+        let _ = query::parse(input, |c2| {
+            if let Command::Fail(q2) = c2 {
+                earlier |= j < k && q2.name == q.name;
+                j = j.wrapping_add(1);
+            }
+        });
+        if !earlier && !crate::fault::is_configured(q.name.as_str()) {
+            needed = needed.wrapping_add(1);
+        }
+        k = k.wrapping_add(1);
+    });
+    if needed > crate::fault::free_slots() {
+        return Err(QueryError::table_full());
+    }
+    Ok(())
 }
 
 fn basename(path: &str) -> &str {

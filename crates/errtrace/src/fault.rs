@@ -30,7 +30,8 @@
 //! Each injection prints one warning line at the fail point (`fault injected at NAME: …`), like
 //! the kernel's fault injection; the error itself is not marked as reported.
 //!
-//! The random source is a xorshift generator, deterministic for a given [`set_seed`].
+//! The random source is a counter stepped by the golden ratio and mixed (one atomic add, never a
+//! retry loop), deterministic for a given [`set_seed`] in a single thread.
 //!
 //! A disarmed point costs one atomic load and a branch.
 
@@ -351,6 +352,14 @@ pub(crate) fn configure(q: &FailQuery) -> Result<(), QueryError> {
     if q.off {
         slot.probability.store(0, Ordering::Relaxed);
         slot.times.store(0, Ordering::Relaxed);
+        // An 'off' that overrides no other configuration needs no slot: free it, so names that
+        // come and go (as `exercise` makes them) never fill the table.
+        let overrides = CONFIGS.iter().any(|c| {
+            !core::ptr::eq(c, slot) && c.used.load(Ordering::Acquire) == 2 && c.glob_matches(name)
+        });
+        if !overrides {
+            slot.used.store(0, Ordering::Release);
+        }
     } else {
         slot.probability
             .store(q.probability.unwrap_or(100), Ordering::Relaxed);
@@ -369,16 +378,32 @@ pub(crate) fn configure(q: &FailQuery) -> Result<(), QueryError> {
     Ok(())
 }
 
+/// Whether a `fail` configuration with exactly this name exists.
+pub(crate) fn is_configured(name: &str) -> bool {
+    CONFIGS
+        .iter()
+        .any(|c| c.used.load(Ordering::Acquire) == 2 && c.name_is(name))
+}
+
+/// Free configuration slots.
+pub(crate) fn free_slots() -> usize {
+    CONFIGS
+        .iter()
+        .filter(|c| c.used.load(Ordering::Acquire) == 0)
+        .fold(0usize, |n, _| n.wrapping_add(1))
+}
+
 fn table_full(name: Pattern) -> QueryError {
     let _ = name;
     QueryError::table_full()
 }
 
-/// Disarms every fail point.
+/// Disarms every fail point and forgets every `fail` configuration.
 pub fn reset() {
     for c in CONFIGS.iter() {
         c.probability.store(0, Ordering::Relaxed);
         c.times.store(0, Ordering::Relaxed);
+        c.used.store(0, Ordering::Release);
     }
     for p in points() {
         refresh(p);

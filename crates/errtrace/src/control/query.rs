@@ -204,7 +204,7 @@ impl QueryError {
         QueryError {
             line: 1,
             column: 1,
-            expected: "room in the fault table (at most 32 'fail' configurations)",
+            expected: "room in the fault table (at most 32 'fail' configurations at once; 'off' frees a name's; nothing of this input was applied)",
             found: [0; 32],
             found_len: 0,
         }
