@@ -174,21 +174,13 @@ pub fn apply(input: &str) -> Result<Applied, QueryError> {
 }
 
 /// Whether the input's new `fail` names (each counted once) fit the free configuration slots.
+#[inline(never)]
 fn fail_room(input: &str) -> Result<(), QueryError> {
     let mut needed = 0usize;
     let mut k = 0usize;
     let _ = query::parse(input, |c| {
         let Command::Fail(q) = c else { return };
-        // Counted already if an earlier `fail` query of the input has the same name.
-        let mut j = 0usize;
-        let mut earlier = false;
-        let _ = query::parse(input, |c2| {
-            if let Command::Fail(q2) = c2 {
-                earlier |= j < k && q2.name == q.name;
-                j = j.wrapping_add(1);
-            }
-        });
-        if !earlier && !crate::fault::is_configured(q.name.as_str()) {
+        if !earlier_fail_name(input, k, &q.name) && !crate::fault::is_configured(q.name.as_str()) {
             needed = needed.wrapping_add(1);
         }
         k = k.wrapping_add(1);
@@ -197,6 +189,20 @@ fn fail_room(input: &str) -> Result<(), QueryError> {
         return Err(QueryError::table_full());
     }
     Ok(())
+}
+
+/// Whether one of the first `k` `fail` queries of `input` names `name` (it was counted then).
+#[inline(never)]
+fn earlier_fail_name(input: &str, k: usize, name: &query::Pattern) -> bool {
+    let mut j = 0usize;
+    let mut earlier = false;
+    let _ = query::parse(input, |c| {
+        if let Command::Fail(q) = c {
+            earlier |= j < k && q.name == *name;
+            j = j.wrapping_add(1);
+        }
+    });
+    earlier
 }
 
 fn basename(path: &str) -> &str {
@@ -386,8 +392,7 @@ fn remember(input: &str) -> Result<(), QueryError> {
     crate::site::set_appeared_hook(on_new_site);
     #[cfg(feature = "std")]
     {
-        standing_list::push(input);
-        Ok(())
+        standing_list::push(input)
     }
     #[cfg(not(feature = "std"))]
     {
@@ -427,12 +432,19 @@ mod standing_list {
     static WRITER: AtomicBool = AtomicBool::new(false);
 
     /// Appends `input` (waits for another writer: control is never on an error path).
-    pub(super) fn push(input: &str) {
-        let text: &'static str = std::boxed::Box::leak(input.into());
-        let node: &'static Node = std::boxed::Box::leak(std::boxed::Box::new(Node {
+    ///
+    /// # Errors
+    ///
+    /// The allocation failed (nothing of the input is applied then).
+    #[inline(never)]
+    pub(super) fn push(input: &str) -> Result<(), super::QueryError> {
+        let oom = super::QueryError::out_of_memory;
+        let text = crate::raw::leak_str(input).ok_or_else(oom)?;
+        let node = crate::raw::leak(Node {
             text,
             next: AtomicRef::none(),
-        }));
+        })
+        .ok_or_else(oom)?;
         while WRITER
             .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
@@ -445,6 +457,7 @@ mod standing_list {
         }
         TAIL.store(Some(node), Ordering::Relaxed);
         WRITER.store(false, Ordering::Release);
+        Ok(())
     }
 
     /// Every stored input, oldest first.
@@ -499,7 +512,11 @@ pub fn init_from_env() -> Option<std::string::String> {
                     problem = Some(std::format!("ERRTRACE: {e}"));
                 }
             }
-            None => problem = Some("ERRTRACE is not valid UTF-8: ignored".into()),
+            None => {
+                let mut p = std::string::String::new();
+                let _ = fmt::Write::write_str(&mut p, "ERRTRACE is not valid UTF-8: ignored");
+                problem = Some(p);
+            }
         }
     }
     if let Some(path) = std::env::var_os("ERRTRACE_FILE") {

@@ -231,6 +231,52 @@ impl<const N: usize> AppendOnlyText<N> {
     }
 }
 
+/// With `std`: a copy of `text` on the heap for the life of the process, or `None` when the
+/// allocation fails (never a panic or an abort).
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) fn leak_str(text: &str) -> Option<&'static str> {
+    if text.is_empty() {
+        return Some("");
+    }
+    let layout = std::alloc::Layout::array::<u8>(text.len()).ok()?;
+    // SAFETY: `layout` has a non-zero size (the text is not empty).
+    let ptr = unsafe { std::alloc::alloc(layout) };
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a fresh allocation of `text.len()` bytes, which cannot overlap `text`;
+    // the bytes are copied from a `&str`, so they are UTF-8; the allocation is never freed, so
+    // the result lives for `'static`.
+    unsafe {
+        core::ptr::copy_nonoverlapping(text.as_ptr(), ptr, text.len());
+        Some(core::str::from_utf8_unchecked(core::slice::from_raw_parts(
+            ptr,
+            text.len(),
+        )))
+    }
+}
+
+/// With `std`: `value` moved to the heap for the life of the process, or `None` when the
+/// allocation fails (never a panic or an abort). `T` must not be zero-sized.
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) fn leak<T: Sync>(value: T) -> Option<&'static T> {
+    let layout = std::alloc::Layout::new::<T>();
+    if layout.size() == 0 {
+        return None;
+    }
+    // SAFETY: `layout` has a non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a fresh allocation for one `T`, aligned by its layout; it is written once
+    // here and never freed, so a shared `'static` reference to it is valid (`T: Sync`).
+    unsafe {
+        ptr.write(value);
+        Some(&*ptr)
+    }
+}
+
 /// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the kernel's tick-granular monotonic clock, read
 /// from the vDSO without a system call (a fraction of `Instant::now`'s cost); rate limits need
 /// no finer. `None` if the call fails.
@@ -263,6 +309,14 @@ mod tests {
         assert_eq!(r.load(Ordering::Acquire), Some(&7));
         r.store(None, Ordering::Release);
         assert!(r.load(Ordering::Acquire).is_none());
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn leaked_copies() {
+        assert_eq!(leak_str("abc"), Some("abc"));
+        assert_eq!(leak_str(""), Some(""));
+        assert_eq!(leak(7u64).copied(), Some(7));
     }
 
     #[test]

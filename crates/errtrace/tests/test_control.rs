@@ -267,6 +267,7 @@ fn control_file_errors_name_the_files_line() {
 }
 
 /// A location site first used after the queries below, and its line.
+#[cfg(feature = "std")]
 #[rustfmt::skip]
 fn appears_after_many_queries() -> (errtrace::Result, u32) {
     (Err(Error::new(errtrace::code::EAGAIN)), line!())

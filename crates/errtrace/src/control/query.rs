@@ -200,6 +200,18 @@ impl QueryError {
         }
     }
 
+    /// With `std`: keeping the input for later sites needed memory that was not there.
+    #[cfg(feature = "std")]
+    pub(crate) fn out_of_memory() -> QueryError {
+        QueryError {
+            line: 1,
+            column: 1,
+            expected: "memory to keep the queries for sites that appear later (nothing of this input was applied)",
+            found: [0; 32],
+            found_len: 0,
+        }
+    }
+
     pub(crate) fn table_full() -> QueryError {
         QueryError {
             line: 1,
