@@ -154,174 +154,184 @@ fn the_table_of_points() {
 
 // ---- issue 11, item 8: fail points and configurations that size themselves ----
 
-fn fp_many_0() -> errtrace::Result {
-    fail_point!("many_0");
-    Ok(())
-}
-fn fp_many_1() -> errtrace::Result {
-    fail_point!("many_1");
-    Ok(())
-}
-fn fp_many_2() -> errtrace::Result {
-    fail_point!("many_2");
-    Ok(())
-}
-fn fp_many_3() -> errtrace::Result {
-    fail_point!("many_3");
-    Ok(())
-}
-fn fp_many_4() -> errtrace::Result {
-    fail_point!("many_4");
-    Ok(())
-}
-fn fp_many_5() -> errtrace::Result {
-    fail_point!("many_5");
-    Ok(())
-}
-fn fp_many_6() -> errtrace::Result {
-    fail_point!("many_6");
-    Ok(())
-}
-fn fp_many_7() -> errtrace::Result {
-    fail_point!("many_7");
-    Ok(())
-}
-fn fp_many_8() -> errtrace::Result {
-    fail_point!("many_8");
-    Ok(())
-}
-fn fp_many_9() -> errtrace::Result {
-    fail_point!("many_9");
-    Ok(())
-}
-fn fp_many_10() -> errtrace::Result {
-    fail_point!("many_10");
-    Ok(())
-}
-fn fp_many_11() -> errtrace::Result {
-    fail_point!("many_11");
-    Ok(())
-}
-fn fp_many_12() -> errtrace::Result {
-    fail_point!("many_12");
-    Ok(())
-}
-fn fp_many_13() -> errtrace::Result {
-    fail_point!("many_13");
-    Ok(())
-}
-fn fp_many_14() -> errtrace::Result {
-    fail_point!("many_14");
-    Ok(())
-}
-fn fp_many_15() -> errtrace::Result {
-    fail_point!("many_15");
-    Ok(())
-}
-fn fp_many_16() -> errtrace::Result {
-    fail_point!("many_16");
-    Ok(())
-}
-fn fp_many_17() -> errtrace::Result {
-    fail_point!("many_17");
-    Ok(())
-}
-fn fp_many_18() -> errtrace::Result {
-    fail_point!("many_18");
-    Ok(())
-}
-fn fp_many_19() -> errtrace::Result {
-    fail_point!("many_19");
-    Ok(())
-}
-fn fp_many_20() -> errtrace::Result {
-    fail_point!("many_20");
-    Ok(())
-}
-fn fp_many_21() -> errtrace::Result {
-    fail_point!("many_21");
-    Ok(())
-}
-fn fp_many_22() -> errtrace::Result {
-    fail_point!("many_22");
-    Ok(())
-}
-fn fp_many_23() -> errtrace::Result {
-    fail_point!("many_23");
-    Ok(())
-}
-fn fp_many_24() -> errtrace::Result {
-    fail_point!("many_24");
-    Ok(())
-}
-fn fp_many_25() -> errtrace::Result {
-    fail_point!("many_25");
-    Ok(())
-}
-fn fp_many_26() -> errtrace::Result {
-    fail_point!("many_26");
-    Ok(())
-}
-fn fp_many_27() -> errtrace::Result {
-    fail_point!("many_27");
-    Ok(())
-}
-fn fp_many_28() -> errtrace::Result {
-    fail_point!("many_28");
-    Ok(())
-}
-fn fp_many_29() -> errtrace::Result {
-    fail_point!("many_29");
-    Ok(())
-}
-fn fp_many_30() -> errtrace::Result {
-    fail_point!("many_30");
-    Ok(())
-}
-fn fp_many_31() -> errtrace::Result {
-    fail_point!("many_31");
-    Ok(())
-}
-fn fp_many_32() -> errtrace::Result {
-    fail_point!("many_32");
-    Ok(())
-}
-fn fp_many_33() -> errtrace::Result {
-    fail_point!("many_33");
-    Ok(())
-}
-fn fp_many_34() -> errtrace::Result {
-    fail_point!("many_34");
-    Ok(())
-}
-fn fp_many_35() -> errtrace::Result {
-    fail_point!("many_35");
-    Ok(())
-}
-fn fp_many_36() -> errtrace::Result {
-    fail_point!("many_36");
-    Ok(())
-}
-fn fp_many_37() -> errtrace::Result {
-    fail_point!("many_37");
-    Ok(())
-}
-fn fp_many_38() -> errtrace::Result {
-    fail_point!("many_38");
-    Ok(())
-}
-fn fp_many_39() -> errtrace::Result {
-    fail_point!("many_39");
-    Ok(())
-}
+/// Forty fail points (only `exercise`, a std helper, uses them all).
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+mod many {
+    use super::*;
 
-const MANY: [fn() -> errtrace::Result; 40] = [
-    fp_many_0, fp_many_1, fp_many_2, fp_many_3, fp_many_4, fp_many_5, fp_many_6, fp_many_7,
-    fp_many_8, fp_many_9, fp_many_10, fp_many_11, fp_many_12, fp_many_13, fp_many_14, fp_many_15,
-    fp_many_16, fp_many_17, fp_many_18, fp_many_19, fp_many_20, fp_many_21, fp_many_22, fp_many_23,
-    fp_many_24, fp_many_25, fp_many_26, fp_many_27, fp_many_28, fp_many_29, fp_many_30, fp_many_31,
-    fp_many_32, fp_many_33, fp_many_34, fp_many_35, fp_many_36, fp_many_37, fp_many_38, fp_many_39,
-];
+    pub(super) fn fp_many_0() -> errtrace::Result {
+        fail_point!("many_0");
+        Ok(())
+    }
+    fn fp_many_1() -> errtrace::Result {
+        fail_point!("many_1");
+        Ok(())
+    }
+    fn fp_many_2() -> errtrace::Result {
+        fail_point!("many_2");
+        Ok(())
+    }
+    fn fp_many_3() -> errtrace::Result {
+        fail_point!("many_3");
+        Ok(())
+    }
+    fn fp_many_4() -> errtrace::Result {
+        fail_point!("many_4");
+        Ok(())
+    }
+    fn fp_many_5() -> errtrace::Result {
+        fail_point!("many_5");
+        Ok(())
+    }
+    fn fp_many_6() -> errtrace::Result {
+        fail_point!("many_6");
+        Ok(())
+    }
+    fn fp_many_7() -> errtrace::Result {
+        fail_point!("many_7");
+        Ok(())
+    }
+    fn fp_many_8() -> errtrace::Result {
+        fail_point!("many_8");
+        Ok(())
+    }
+    fn fp_many_9() -> errtrace::Result {
+        fail_point!("many_9");
+        Ok(())
+    }
+    fn fp_many_10() -> errtrace::Result {
+        fail_point!("many_10");
+        Ok(())
+    }
+    fn fp_many_11() -> errtrace::Result {
+        fail_point!("many_11");
+        Ok(())
+    }
+    fn fp_many_12() -> errtrace::Result {
+        fail_point!("many_12");
+        Ok(())
+    }
+    fn fp_many_13() -> errtrace::Result {
+        fail_point!("many_13");
+        Ok(())
+    }
+    fn fp_many_14() -> errtrace::Result {
+        fail_point!("many_14");
+        Ok(())
+    }
+    fn fp_many_15() -> errtrace::Result {
+        fail_point!("many_15");
+        Ok(())
+    }
+    fn fp_many_16() -> errtrace::Result {
+        fail_point!("many_16");
+        Ok(())
+    }
+    fn fp_many_17() -> errtrace::Result {
+        fail_point!("many_17");
+        Ok(())
+    }
+    fn fp_many_18() -> errtrace::Result {
+        fail_point!("many_18");
+        Ok(())
+    }
+    fn fp_many_19() -> errtrace::Result {
+        fail_point!("many_19");
+        Ok(())
+    }
+    fn fp_many_20() -> errtrace::Result {
+        fail_point!("many_20");
+        Ok(())
+    }
+    fn fp_many_21() -> errtrace::Result {
+        fail_point!("many_21");
+        Ok(())
+    }
+    fn fp_many_22() -> errtrace::Result {
+        fail_point!("many_22");
+        Ok(())
+    }
+    fn fp_many_23() -> errtrace::Result {
+        fail_point!("many_23");
+        Ok(())
+    }
+    fn fp_many_24() -> errtrace::Result {
+        fail_point!("many_24");
+        Ok(())
+    }
+    fn fp_many_25() -> errtrace::Result {
+        fail_point!("many_25");
+        Ok(())
+    }
+    fn fp_many_26() -> errtrace::Result {
+        fail_point!("many_26");
+        Ok(())
+    }
+    fn fp_many_27() -> errtrace::Result {
+        fail_point!("many_27");
+        Ok(())
+    }
+    fn fp_many_28() -> errtrace::Result {
+        fail_point!("many_28");
+        Ok(())
+    }
+    fn fp_many_29() -> errtrace::Result {
+        fail_point!("many_29");
+        Ok(())
+    }
+    fn fp_many_30() -> errtrace::Result {
+        fail_point!("many_30");
+        Ok(())
+    }
+    fn fp_many_31() -> errtrace::Result {
+        fail_point!("many_31");
+        Ok(())
+    }
+    fn fp_many_32() -> errtrace::Result {
+        fail_point!("many_32");
+        Ok(())
+    }
+    fn fp_many_33() -> errtrace::Result {
+        fail_point!("many_33");
+        Ok(())
+    }
+    fn fp_many_34() -> errtrace::Result {
+        fail_point!("many_34");
+        Ok(())
+    }
+    fn fp_many_35() -> errtrace::Result {
+        fail_point!("many_35");
+        Ok(())
+    }
+    fn fp_many_36() -> errtrace::Result {
+        fail_point!("many_36");
+        Ok(())
+    }
+    fn fp_many_37() -> errtrace::Result {
+        fail_point!("many_37");
+        Ok(())
+    }
+    fn fp_many_38() -> errtrace::Result {
+        fail_point!("many_38");
+        Ok(())
+    }
+    fn fp_many_39() -> errtrace::Result {
+        fail_point!("many_39");
+        Ok(())
+    }
+
+    pub(super) const MANY: [fn() -> errtrace::Result; 40] = [
+        fp_many_0, fp_many_1, fp_many_2, fp_many_3, fp_many_4, fp_many_5, fp_many_6, fp_many_7,
+        fp_many_8, fp_many_9, fp_many_10, fp_many_11, fp_many_12, fp_many_13, fp_many_14,
+        fp_many_15, fp_many_16, fp_many_17, fp_many_18, fp_many_19, fp_many_20, fp_many_21,
+        fp_many_22, fp_many_23, fp_many_24, fp_many_25, fp_many_26, fp_many_27, fp_many_28,
+        fp_many_29, fp_many_30, fp_many_31, fp_many_32, fp_many_33, fp_many_34, fp_many_35,
+        fp_many_36, fp_many_37, fp_many_38, fp_many_39,
+    ];
+}
+use many::fp_many_0;
+#[cfg(feature = "std")]
+use many::MANY;
 
 #[cfg(feature = "std")]
 /// `exercise` over 40 fail points reports 40 outcomes (before: the 33rd name found the table of
