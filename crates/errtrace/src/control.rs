@@ -385,7 +385,7 @@ static STANDING: AppendOnlyText<STANDING_BYTES> = AppendOnlyText::new();
 ///
 /// Without `std`: the standing space is full (nothing of the input is applied then).
 fn remember(input: &str) -> Result<(), QueryError> {
-    let input = input.trim();
+    let input = input.trim_ascii();
     if input.is_empty() {
         return Ok(());
     }

@@ -211,7 +211,10 @@ impl fmt::Display for Record<'_> {
                 write!(f, "{:?} ({}) at {}", code, code.to_errno(), self.at)?;
                 if let Some(e) = self.error {
                     let o = e.origin();
-                    if self.kind == RecordKind::Logged && o != *self.at {
+                    let same_place = o.line == self.at.line
+                        && o.column == self.at.column
+                        && o.file == self.at.file;
+                    if self.kind == RecordKind::Logged && !same_place {
                         write!(f, ", from {o}")?;
                     }
                     if self.flags & flags::TRAIL != 0 {

@@ -66,6 +66,19 @@ impl fmt::Debug for Pattern {
     }
 }
 
+/// `s` split at the first `sep` byte (ASCII), like `str::split_once` but as a byte search (no
+/// pattern machinery: smaller code in the kernel module).
+fn split_at_byte(s: &str, sep: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == sep)?;
+    Some((s.get(..i)?, s.get(i.wrapping_add(1)..)?))
+}
+
+/// `s` split at the last `sep` byte (ASCII).
+fn rsplit_at_byte(s: &str, sep: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().rposition(|b| b == sep)?;
+    Some((s.get(..i)?, s.get(i.wrapping_add(1)..)?))
+}
+
 /// Iterative glob matching with backtracking to the last `*` (linear in practice, never
 /// recursive, so no input can exhaust the stack).
 pub(crate) fn glob(pat: &[u8], text: &[u8]) -> bool {
@@ -169,7 +182,12 @@ impl QueryError {
             .filter(|b| *b == b'\n')
             .fold(1usize, |n, _| n.wrapping_add(1));
         let column = offset
-            .wrapping_sub(before.rfind('\n').map_or(0, |i| i.wrapping_add(1)))
+            .wrapping_sub(
+                before
+                    .bytes()
+                    .rposition(|b| b == b'\n')
+                    .map_or(0, |i| i.wrapping_add(1)),
+            )
             .wrapping_add(1);
         let mut buf = [0u8; 32];
         let mut n = found.len().min(32);
@@ -194,7 +212,7 @@ impl QueryError {
         QueryError {
             line: 1,
             column: 1,
-            expected: "room for standing queries (without std, at most 1024 bytes of queries stand for sites that appear later; nothing of this input was applied)",
+            expected: "room for standing queries (1 KiB without std); nothing was applied",
             found: [0; 32],
             found_len: 0,
         }
@@ -216,7 +234,7 @@ impl QueryError {
         QueryError {
             line: 1,
             column: 1,
-            expected: "room in the fault table (at most 32 'fail' configurations at once; 'off' frees a name's; nothing of this input was applied)",
+            expected: "room in the fault table (32 'fail' names at once; 'off' frees one); nothing was applied",
             found: [0; 32],
             found_len: 0,
         }
@@ -301,6 +319,12 @@ impl<'a> Words<'a> {
 /// The first [`QueryError`]; commands already handed to `out` must then be discarded (the
 /// callers of this function validate everything before applying anything).
 pub fn parse(input: &str, mut out: impl FnMut(Command)) -> Result<usize, QueryError> {
+    parse_dyn(input, &mut out)
+}
+
+/// [`parse`] with the callback behind a pointer: one copy of the parser, whatever the callers.
+#[inline(never)]
+fn parse_dyn(input: &str, out: &mut dyn FnMut(Command)) -> Result<usize, QueryError> {
     let mut count: usize = 0;
     let mut start = 0;
     loop {
@@ -358,7 +382,10 @@ fn unterminated(input: &str, at: usize) -> QueryError {
         input,
         at,
         "a closing '\"' for this quote on the same line",
-        input.get(at..).and_then(|r| r.lines().next()).unwrap_or(""),
+        input
+            .get(at..)
+            .and_then(|r| split_at_byte(r, b'\n').map_or(Some(r), |(line, _)| Some(line)))
+            .unwrap_or(""),
     )
 }
 
@@ -370,7 +397,7 @@ fn parse_u32(s: &str) -> Option<u32> {
 }
 
 fn parse_range(s: &str) -> Option<(u32, u32)> {
-    match s.split_once('-') {
+    match split_at_byte(s, b'-') {
         None => parse_u32(s).map(|n| (n, n)),
         Some(("", hi)) => parse_u32(hi).map(|h| (0, h)),
         Some((lo, "")) => parse_u32(lo).map(|l| (l, u32::MAX)),
@@ -411,11 +438,11 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
 
 /// `BURST/N(ms|s)`.
 fn parse_ratelimit(s: &str) -> Option<Policy> {
-    let (burst, interval) = s.split_once('/')?;
+    let (burst, interval) = split_at_byte(s, b'/')?;
     let burst = parse_u32(burst).filter(|b| *b <= crate::policy::MAX_RUNTIME_BURST)?;
     let ms = if let Some(n) = interval.strip_suffix("ms") {
         parse_u32(n)?
-    } else if let Some(n) = interval.strip_suffix('s') {
+    } else if let Some(n) = interval.strip_suffix("s") {
         parse_u32(n)?.checked_mul(1000)?
     } else {
         return None;
@@ -469,7 +496,7 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
         match kw {
             "file" if !acted => {
                 let (voff, v) = value("a file pattern after 'file'")?;
-                let (pat, range) = match v.rsplit_once(':') {
+                let (pat, range) = match rsplit_at_byte(v, b':') {
                     Some((f, r))
                         if r.bytes()
                             .next()
@@ -589,7 +616,7 @@ fn parse_fail(input: &str, mut w: Words<'_>, end: usize) -> Result<Option<Comman
             q.off = true;
             continue;
         }
-        let Some((key, value)) = word.split_once('=') else {
+        let Some((key, value)) = split_at_byte(word, b'=') else {
             return err(
                 off,
                 "'name=', 'probability=', 'interval=', 'times=', 'code=' or 'off'",
