@@ -460,6 +460,7 @@ fn parse_code(s: &str) -> Option<Code> {
     Code::from_name(s)
 }
 
+#[inline(never)]
 fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, QueryError> {
     let mut w = Words {
         input,
