@@ -104,11 +104,14 @@ fn write_trail(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
 
 impl fmt::Display for Error {
     /// One line: `EIO: Input/output error (at src/bus.rs:42:13)`; with `{:#}`, the report.
+    ///
+    /// The one line is a label, not a report: formatting it does not count as reporting the
+    /// error (a boundary still prints it, and dropping it still warns). `{:#}` and
+    /// [`Error::report`] do count.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
             return fmt::Display::fmt(&self.report(), f);
         }
-        self.mark_reported();
         let code = self.code();
         write!(
             f,

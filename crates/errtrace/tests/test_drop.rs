@@ -116,10 +116,29 @@ fn reporting_it() {
     let _ = format!("{e:#}");
     drop(e);
     assert_silent("report formatted then drop");
+}
+
+/// The one-line `Display` is a label, not a report (issue 11, item 2: before, `to_string()`
+/// counted as reporting, so the drop below was silent and a boundary printed nothing).
+#[test]
+fn a_label_is_not_a_report() {
+    setup();
     let e = fails().unwrap_err();
-    let _ = e.to_string();
+    let _label = e.to_string();
     drop(e);
-    assert_silent("Display then drop");
+    assert_warned("Display then drop");
+    fn labelled() -> errtrace::Result<u32> {
+        let e = fails().unwrap_err();
+        let _label = e.to_string();
+        Err(e)
+    }
+    assert_eq!(boundary("probe", labelled()), Err(EIO));
+    let printed = CAPTURE
+        .take()
+        .into_iter()
+        .filter(|c| c.kind == RecordKind::Boundary)
+        .count();
+    assert_eq!(printed, 1, "the boundary prints the labelled error");
 }
 
 #[test]
