@@ -66,7 +66,7 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     // Not dropped if a sink panics: unwinding must not report it again as dropped unhandled.
     let e = ManuallyDrop::new(e);
     let code = e.code();
-    let site = crate::site::at_location(loc);
+    let site = crate::site::at_location(loc, u32::from(e.code().get()));
     site.set_kind(SiteKind::Boundary);
     let st = site.state();
     let c = u32::from(code.get());

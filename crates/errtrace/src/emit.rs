@@ -116,12 +116,18 @@ fn emit_record(
     let at = site.origin();
     match message {
         Some(m) => emit_with_message(level, kind, f, &at, e, m),
-        None => sink::emit(
-            &Record::new(level, kind, e.code(), &at)
-                .with_flags(f)
-                .with_error(e),
-        ),
+        None => emit_plain(level, kind, f, &at, e),
     }
+}
+
+/// Emits a record without a message (its own frame).
+#[inline(never)]
+fn emit_plain(level: Level, kind: RecordKind, flags: u32, at: &Origin, e: &Error) {
+    sink::emit(
+        &Record::new(level, kind, e.code(), at)
+            .with_flags(flags)
+            .with_error(e),
+    );
 }
 
 /// Emits a record with `m` rendered for `e` (its own frame: the formatting arguments).
@@ -171,6 +177,16 @@ pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::A
     }
     let m = ArgsMessage(args);
     emit_decided(e, s, RecordKind::Created, Some(&m), decision);
+}
+
+/// `err!` without a message at a site with `+p`: a log decision as for a creator that logs,
+/// with no message (the line has the origin and the code).
+pub(crate) fn log_made(e: &mut Error, site: &'static Site) {
+    let s = site.get();
+    let decision =
+        decide::decide_state(s.state(), site.policy, e.code(), crate::platform::now_ms());
+    e.mark_logged();
+    emit_decided(e, s, RecordKind::Created, None, decision);
 }
 
 /// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its written

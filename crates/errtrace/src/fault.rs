@@ -96,9 +96,7 @@ impl FailPoint {
         let code = slot.decide()?.unwrap_or(self.code);
         // Not dropped if the sink panics (see `boundary`).
         let e = core::mem::ManuallyDrop::new(Error::__at_site(self.site, code));
-        let at = Origin::from_site(self.site);
-        let r = Record::new(Level::Warning, RecordKind::Injected, code, &at).with_error(&e);
-        crate::sink::emit(&r);
+        injected(self.site, &e);
         Some(core::mem::ManuallyDrop::into_inner(e))
     }
 
@@ -106,6 +104,14 @@ impl FailPoint {
     pub fn name(&self) -> &'static str {
         self.name
     }
+}
+
+/// The one warning line of an injected fault (its own frame: the origin and the record).
+#[inline(never)]
+fn injected(site: &'static Site, e: &Error) {
+    let at = Origin::from_site(site);
+    let r = Record::new(Level::Warning, RecordKind::Injected, e.code(), &at).with_error(e);
+    crate::sink::emit(&r);
 }
 
 /// Marks a place that can be forced to fail; in a function returning a `Result` whose error

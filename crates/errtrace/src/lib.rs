@@ -238,6 +238,29 @@ pub mod __private {
     #[linkme::distributed_slice]
     pub static FAIL_REGISTRY: [&'static crate::fault::FailPoint];
 
+    /// `err!` without a message: nothing to log, unless `+p` was given for the site, which then
+    /// prints every error made there (a line with the origin and the code).
+    #[inline(always)]
+    pub fn made(e: crate::Error, site: &'static crate::site::Site) -> crate::Error {
+        if site.state.flags.load(core::sync::atomic::Ordering::Relaxed)
+            & crate::site::flags::PRINT_ON
+            != 0
+        {
+            return made_slow(e, site);
+        }
+        e
+    }
+
+    /// By value in and out, so the caller keeps the error in a register.
+    #[cold]
+    #[inline(never)]
+    fn made_slow(e: crate::Error, site: &'static crate::site::Site) -> crate::Error {
+        // Not dropped if the sink panics (a second report while unwinding).
+        let mut e = core::mem::ManuallyDrop::new(e);
+        crate::emit::log_made(&mut e, site);
+        core::mem::ManuallyDrop::into_inner(e)
+    }
+
     /// `err!` with a message: the creator logs. A quiet site with no runtime control state
     /// is decided inline (counted, marked logged); everything else takes the full path.
     #[inline(always)]

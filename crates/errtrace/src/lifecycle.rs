@@ -53,14 +53,18 @@ impl Error {
     /// Makes an error whose origin is `loc`.
     #[inline]
     pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
-        Error::make(code, crate::site::at_location(loc), Some(loc))
+        Error::make(
+            code,
+            crate::site::at_location(loc, u32::from(code.get())),
+            Some(loc),
+        )
     }
 
     /// Used by the macros: makes an error at a static site.
     #[doc(hidden)]
     #[inline]
     pub fn __at_site(site: &'static Site, code: Code) -> Error {
-        Error::make(code, site.get(), None)
+        Error::make(code, site.get_for(u32::from(code.get())), None)
     }
 
     #[inline]
@@ -72,8 +76,14 @@ impl Error {
             st.created.fetch_add(1, Ordering::Relaxed);
         }
         let c = u32::from(code.get());
-        if st.last_code.load(Ordering::Relaxed) != c {
+        let prev = st.last_code.load(Ordering::Relaxed);
+        if prev != c {
             st.last_code.store(c, Ordering::Relaxed);
+            if prev == 0 {
+                // The site's first code (it was listed before it fired): `code` queries that
+                // stand may select it now.
+                crate::site::first_code(site);
+            }
         }
         let claimed = RECORDER.claim(NewEvent {
             code,

@@ -63,7 +63,10 @@ macro_rules! err {
 macro_rules! __err_impl {
     ([$($policy:tt)+]; $code:expr) => {{
         $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], "");
-        $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code))
+        $crate::__private::made(
+            $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code)),
+            &__ERRTRACE_SITE,
+        )
     }};
     ([$($policy:tt)+]; $code:expr, $fmt:literal $($args:tt)*) => {{
         $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], $fmt);

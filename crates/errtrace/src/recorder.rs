@@ -533,7 +533,7 @@ mod tests {
     use super::*;
 
     fn site() -> SiteRef {
-        crate::site::at_location(Location::caller())
+        crate::site::at_location(Location::caller(), 0)
     }
 
     fn ev(cpu: u32) -> NewEvent {
@@ -625,7 +625,7 @@ mod loom_tests {
     fn ev(cpu: u32) -> NewEvent {
         let list: &'static crate::site::SiteList = leak(crate::site::SiteList::new());
         let pool: &'static crate::site::LocationPool<1> = leak(crate::site::LocationPool::new());
-        let state = pool.intern(Location::caller(), list).unwrap();
+        let state = pool.intern(Location::caller(), 0, list).unwrap();
         NewEvent {
             code: crate::code::EIO,
             site: SiteRef { state },

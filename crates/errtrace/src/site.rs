@@ -138,15 +138,22 @@ impl Site {
     /// This site's state, linking it into the list of sites on first use.
     #[inline]
     pub(crate) fn get(&'static self) -> SiteRef {
+        self.get_for(0)
+    }
+
+    /// [`get`](Self::get) for an error with `code` (a `u16` errno; 0 unknown): a site linked
+    /// now has it as its last code already, so standing `code` queries match it as it appears.
+    #[inline]
+    pub(crate) fn get_for(&'static self, code: u32) -> SiteRef {
         if self.state.id.load(Ordering::Relaxed) == 0 {
-            return self.register();
+            return self.register(code);
         }
         SiteRef { state: &self.state }
     }
 
     #[cold]
     #[inline(never)]
-    fn register(&'static self) -> SiteRef {
+    fn register(&'static self, code: u32) -> SiteRef {
         if self
             .state
             .id
@@ -154,6 +161,9 @@ impl Site {
             .is_ok()
         {
             self.state.site.store(Some(self), Ordering::Relaxed);
+            if code != 0 {
+                self.state.last_code.store(code, Ordering::Relaxed);
+            }
             SITES.link(&self.state);
         }
         SiteRef { state: &self.state }
@@ -511,6 +521,17 @@ pub(crate) static SITES: SiteList = SiteList::new();
 #[cfg(not(loom))]
 static APPEARED: SetOnce<AppearedHook> = SetOnce::new();
 
+/// Calls the appeared hook again for a site that was linked before it made its first error
+/// (listed with the `registry`), now that its code is known.
+#[cfg(not(loom))]
+#[cold]
+#[inline(never)]
+pub(crate) fn first_code(site: SiteRef) {
+    if let Some(hook) = APPEARED.get() {
+        hook(site);
+    }
+}
+
 /// Installs the hook called with every site as it is linked (control's standing queries). The
 /// first hook stays.
 #[cfg(not(loom))]
@@ -564,6 +585,7 @@ impl<const N: usize> LocationPool<N> {
     pub(crate) fn intern(
         &'static self,
         loc: &'static Location<'static>,
+        code: u32,
         list: &SiteList,
     ) -> Option<&'static SiteState> {
         let start = hash(loc);
@@ -576,7 +598,7 @@ impl<const N: usize> LocationPool<N> {
                 return Some(e);
             }
         }
-        self.intern_slow(loc, list, start)
+        self.intern_slow(loc, code, list, start)
     }
 
     #[cold]
@@ -584,6 +606,7 @@ impl<const N: usize> LocationPool<N> {
     fn intern_slow(
         &'static self,
         loc: &'static Location<'static>,
+        code: u32,
         list: &SiteList,
         start: usize,
     ) -> Option<&'static SiteState> {
@@ -598,6 +621,9 @@ impl<const N: usize> LocationPool<N> {
                             .compare_exchange(0, LINKING, Ordering::Acquire, Ordering::Relaxed)
                             .is_ok()
                         {
+                            if code != 0 {
+                                e.last_code.store(code, Ordering::Relaxed);
+                            }
                             list.link(e);
                         }
                         return Some(e);
@@ -636,8 +662,8 @@ static OVERFLOW: Site = Site::new(
 /// The site of a location (its pool entry, or the shared overflow site when the pool is full).
 #[cfg(not(loom))]
 #[inline]
-pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
-    match LOCATIONS.intern(loc, &SITES) {
+pub(crate) fn at_location(loc: &'static Location<'static>, code: u32) -> SiteRef {
+    match LOCATIONS.intern(loc, code, &SITES) {
         Some(state) => SiteRef { state },
         None => overflow_site(),
     }
@@ -850,9 +876,11 @@ mod loom_tests {
             let pool: &'static LocationPool<2> = leak(LocationPool::new());
             let loc: &'static Location<'static> = Location::caller();
             let other: &'static Location<'static> = leak_other();
-            let a = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
-            let b = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
-            let c = pool.intern(other, list).map(|s| s as *const _ as usize);
+            let a =
+                thread::spawn(move || pool.intern(loc, 0, list).map(|s| s as *const _ as usize));
+            let b =
+                thread::spawn(move || pool.intern(loc, 0, list).map(|s| s as *const _ as usize));
+            let c = pool.intern(other, 0, list).map(|s| s as *const _ as usize);
             let (a, b) = (a.join().unwrap(), b.join().unwrap());
             assert!(a.is_some() && a == b, "one entry for one location");
             assert_ne!(a, c);
@@ -914,8 +942,8 @@ mod loom_tests {
             let pool: &'static LocationPool<1> = leak(LocationPool::new());
             let a = Location::caller();
             let b = leak_other();
-            let t = thread::spawn(move || pool.intern(a, list).is_some());
-            let got_b = pool.intern(b, list).is_some();
+            let t = thread::spawn(move || pool.intern(a, 0, list).is_some());
+            let got_b = pool.intern(b, 0, list).is_some();
             let got_a = t.join().unwrap();
             assert!(got_a != got_b, "exactly one fits");
             assert_eq!(pool.overflowed(), 1);

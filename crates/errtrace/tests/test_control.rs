@@ -315,3 +315,48 @@ fn standing_space_full_is_an_error() {
     let e = control::apply(&long).unwrap_err();
     assert!(e.to_string().contains("room for standing queries"), "{e}");
 }
+
+fn quiet_maker() -> errtrace::Result {
+    // The form the decision table recommends for a normal, quiet code: no message.
+    Err(errtrace::err!(EAGAIN))
+}
+
+/// `+p` on a quiet site prints every error made there, message or not (issue 11, item 4:
+/// before, `err!(EAGAIN)` without a message printed nothing even with `+p`).
+#[test]
+fn plus_p_makes_a_quiet_site_print() {
+    setup();
+    quiet_maker().unwrap_err().handled();
+    assert!(CAPTURE.take().is_empty(), "quiet by default");
+    control::apply("func quiet_maker +p").unwrap();
+    quiet_maker().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(
+        lines[0].text.starts_with("EAGAIN (-11) at "),
+        "{}",
+        lines[0].text
+    );
+    control::apply("func quiet_maker -p").unwrap();
+}
+
+fn makes_enotuniq() -> errtrace::Result {
+    Err(errtrace::err!(ENOTUNIQ))
+}
+
+/// A standing `code` query applies to a site that first fires later with that code (issue 11,
+/// item 4: before, the site was linked before its code was known, so `code ENOTUNIQ +p` given
+/// at start-up matched nothing).
+#[test]
+fn standing_code_queries_reach_new_sites() {
+    setup();
+    control::apply("code ENOTUNIQ +p").unwrap();
+    makes_enotuniq().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.text.starts_with("ENOTUNIQ (-76) at ")),
+        "{lines:#?}"
+    );
+}
