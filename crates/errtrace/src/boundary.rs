@@ -79,6 +79,7 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
             emit_at(Level::Debug, RecordKind::AlreadyReported, f, &e, loc, name);
         }
         ManuallyDrop::into_inner(e).dispose();
+        crate::emit::flush_expired();
         return code;
     }
     // The origin's class decides whether an unreported error prints here: quiet codes do not.
@@ -93,6 +94,8 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
         emit_at(Level::Error, RecordKind::Boundary, 0, &e, loc, name);
     }
     ManuallyDrop::into_inner(e).dispose();
+    // Storms whose windows are over are announced here, not only at their next message.
+    crate::emit::flush_expired();
     code
 }
 

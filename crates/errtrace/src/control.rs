@@ -492,7 +492,9 @@ fn on_new_site(site: SiteRef) {
 }
 
 /// With `std`: applies the `ERRTRACE` environment variable and the file named by
-/// `ERRTRACE_FILE`, once per process (later calls do nothing). The first [`apply`] or [`list`]
+/// `ERRTRACE_FILE`, once per process (later calls do nothing), and arranges for the messages
+/// rate limits still hold back to be reported when the calling thread ends (for `main`'s thread:
+/// when the process exits). The first [`apply`] or [`list`]
 /// calls it; call it (or [`crate::init`]) at start-up so that the queries stand before the
 /// first error. Making an error never reads the environment or a file.
 ///
@@ -504,6 +506,9 @@ pub fn init_from_env() -> Option<std::string::String> {
     if DONE.swap(true, Ordering::AcqRel) {
         return None;
     }
+    // A storm's "N messages suppressed" is announced when this thread ends (for `main`'s thread,
+    // when the process exits), not lost with it: touching the thread-local registers its drop.
+    let _ = FLUSH_AT_EXIT.try_with(|_| {});
     let mut problem = None;
     if let Some(q) = std::env::var_os("ERRTRACE") {
         match q.to_str() {
@@ -539,6 +544,23 @@ pub fn init_from_env() -> Option<std::string::String> {
         std::eprintln!("errtrace: {p}");
     }
     problem
+}
+
+/// Reports the messages rate limits still hold back when the thread that called
+/// [`init_from_env`] ends: for `main`'s thread, when the process exits.
+#[cfg(feature = "std")]
+struct FlushAtExit;
+
+#[cfg(feature = "std")]
+impl Drop for FlushAtExit {
+    fn drop(&mut self) {
+        crate::emit::flush_suppressed();
+    }
+}
+
+#[cfg(feature = "std")]
+std::thread_local! {
+    static FLUSH_AT_EXIT: FlushAtExit = const { FlushAtExit };
 }
 
 /// With `std`: applies the queries in a file (one per line; `#` starts a comment that runs to

@@ -259,6 +259,41 @@ pub fn flush_suppressed() {
     }
 }
 
+/// Reports the held-back counts of every rate-limit window that is over (they would otherwise
+/// wait for the site's next message, which may never come). Boundaries call it: where errors
+/// leave is where a storm's summary belongs. Open windows are left alone, so rate limits keep
+/// their meaning.
+#[inline(never)]
+pub(crate) fn flush_expired() {
+    let Some(now) = crate::platform::now_ms() else {
+        return;
+    };
+    let (_, default_interval) = crate::policy::classes::default_ratelimit();
+    for s in crate::site::all() {
+        let st = s.state();
+        if st.log_rate.missed.load(Ordering::Relaxed) == 0
+            && st.drop_rate.missed.load(Ordering::Relaxed) == 0
+        {
+            continue;
+        }
+        let code = s.last_code().unwrap_or(crate::code::EIO);
+        let interval = match effective(Some(s), code) {
+            Policy::RateLimited { interval_ms, .. } => interval_ms,
+            _ => default_interval,
+        };
+        report_missed(
+            s,
+            code,
+            ratelimit::close_if_over(&st.log_rate, interval, now),
+        );
+        report_missed(
+            s,
+            code,
+            ratelimit::close_if_over(&st.drop_rate, default_interval, now),
+        );
+    }
+}
+
 #[inline(never)]
 fn flush_site(s: SiteRef) {
     let code = s.last_code().unwrap_or(crate::code::EIO);

@@ -39,7 +39,7 @@
 //! assert_eq!(policy::default_for(EIO), Policy::RateLimited { burst: 10, interval_ms: 5000 });
 //! ```
 
-mod classes;
+pub(crate) mod classes;
 pub(crate) mod decide;
 pub(crate) mod kind;
 pub(crate) mod ratelimit;

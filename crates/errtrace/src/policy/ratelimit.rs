@@ -102,6 +102,18 @@ pub(crate) fn once(rs: &RateState) -> bool {
         .is_ok()
 }
 
+/// Closes `rs`'s window if it is over at `now` and held messages back; returns how many.
+pub(crate) fn close_if_over(rs: &RateState, interval_ms: u32, now_ms: u32) -> u32 {
+    if rs.missed.load(Ordering::Relaxed) == 0 {
+        return 0;
+    }
+    let start = rs.start_ms.load(Ordering::Acquire);
+    if start == 0 || !window_over(now_ms.max(1), start, interval_ms) {
+        return 0;
+    }
+    close(rs)
+}
+
 /// Closes `rs`'s window now; returns the messages it held back.
 pub(crate) fn close(rs: &RateState) -> u32 {
     let missed = rs.missed.swap(0, Ordering::AcqRel);
@@ -147,6 +159,17 @@ mod tests {
             .count();
         // Windows of 200 events, 2 printed in each.
         assert_eq!(emitted, 10);
+    }
+
+    #[test]
+    fn only_windows_that_are_over_close() {
+        let rs = RateState::new();
+        for _ in 0..5 {
+            ratelimit(&rs, 1, 1000, Some(100));
+        }
+        assert_eq!(close_if_over(&rs, 1000, 500), 0, "still open");
+        assert_eq!(close_if_over(&rs, 1000, 1100), 4);
+        assert_eq!(close_if_over(&rs, 1000, 1200), 0, "reported once");
     }
 
     #[test]
