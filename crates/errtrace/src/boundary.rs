@@ -66,13 +66,10 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     // Not dropped if a sink panics: unwinding must not report it again as dropped unhandled.
     let e = ManuallyDrop::new(e);
     let code = e.code();
-    let site = crate::site::at_location(loc, u32::from(e.code().get()));
+    let site = crate::site::at_location(loc);
     site.set_kind(SiteKind::Boundary);
+    site.note_code(u32::from(code.get()));
     let st = site.state();
-    let c = u32::from(code.get());
-    if st.last_code.load(Ordering::Relaxed) != c {
-        st.last_code.store(c, Ordering::Relaxed);
-    }
     if e.is_logged() {
         let f = st.flags.load(Ordering::Relaxed);
         if f & (flags::PRINT_ON | flags::TRAIL) != 0 {

@@ -71,10 +71,7 @@ pub(crate) fn log_at(
     message: Option<&dyn ErrorMessage>,
 ) {
     let code = e.code();
-    let c = u32::from(code.get());
-    if site.state().last_code.load(Ordering::Relaxed) != c {
-        site.state().last_code.store(c, Ordering::Relaxed);
-    }
+    site.note_code(u32::from(code.get()));
     let decision = decide::decide(site, code);
     e.mark_logged();
     emit_decided(e, site, kind, message, decision);
@@ -168,6 +165,18 @@ pub(crate) fn unexpected_at(
 /// directly; only a message that prints (or a closed window's count) leaves this path.
 #[inline]
 pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
+    log_fresh(e, site, Some(&ArgsMessage(args)));
+}
+
+/// `err!` without a message at a site with `+p`: a log decision as for a creator that logs,
+/// with no message (the line has the origin and the code).
+pub(crate) fn log_made(e: &mut Error, site: &'static Site) {
+    log_fresh(e, site, None);
+}
+
+/// The creator's log decision for an error made just now at `site`.
+#[inline(always)]
+fn log_fresh(e: &mut Error, site: &'static Site, message: Option<&dyn ErrorMessage>) {
     let s = site.get();
     let decision =
         decide::decide_state(s.state(), site.policy, e.code(), crate::platform::now_ms());
@@ -175,18 +184,7 @@ pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::A
     if decision == (Decision::Suppress { closed_missed: 0 }) {
         return;
     }
-    let m = ArgsMessage(args);
-    emit_decided(e, s, RecordKind::Created, Some(&m), decision);
-}
-
-/// `err!` without a message at a site with `+p`: a log decision as for a creator that logs,
-/// with no message (the line has the origin and the code).
-pub(crate) fn log_made(e: &mut Error, site: &'static Site) {
-    let s = site.get();
-    let decision =
-        decide::decide_state(s.state(), site.policy, e.code(), crate::platform::now_ms());
-    e.mark_logged();
-    emit_decided(e, s, RecordKind::Created, None, decision);
+    emit_decided(e, s, RecordKind::Created, message, decision);
 }
 
 /// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its written
@@ -255,7 +253,7 @@ impl Drop for Error {
 /// ```
 pub fn flush_suppressed() {
     for s in crate::site::all() {
-        flush_site(s);
+        flush_site(s, None);
     }
 }
 
@@ -268,37 +266,31 @@ pub(crate) fn flush_expired() {
     let Some(now) = crate::platform::now_ms() else {
         return;
     };
-    let (_, default_interval) = crate::policy::classes::default_ratelimit();
     for s in crate::site::all() {
-        let st = s.state();
-        if st.log_rate.missed.load(Ordering::Relaxed) == 0
-            && st.drop_rate.missed.load(Ordering::Relaxed) == 0
-        {
-            continue;
-        }
-        let code = s.last_code().unwrap_or(crate::code::EIO);
-        let interval = match effective(Some(s), code) {
-            Policy::RateLimited { interval_ms, .. } => interval_ms,
-            _ => default_interval,
-        };
-        report_missed(
-            s,
-            code,
-            ratelimit::close_if_over(&st.log_rate, interval, now),
-        );
-        report_missed(
-            s,
-            code,
-            ratelimit::close_if_over(&st.drop_rate, default_interval, now),
-        );
+        flush_site(s, Some(now));
     }
 }
 
+/// Reports and closes `s`'s held-back counts: every window (`now` `None`), or only the windows
+/// that are over at `now`.
 #[inline(never)]
-fn flush_site(s: SiteRef) {
+fn flush_site(s: SiteRef, now: Option<u32>) {
+    let st = s.state();
+    if st.log_rate.missed.load(Ordering::Relaxed) == 0
+        && st.drop_rate.missed.load(Ordering::Relaxed) == 0
+    {
+        return;
+    }
     let code = s.last_code().unwrap_or(crate::code::EIO);
-    let missed = ratelimit::close(&s.state().log_rate);
-    report_missed(s, code, missed);
-    let missed = ratelimit::close(&s.state().drop_rate);
-    report_missed(s, code, missed);
+    let (_, default_interval) = crate::policy::classes::default_ratelimit();
+    let close = |rs: &crate::site::RateState, interval_ms: u32| match now {
+        None => ratelimit::close(rs),
+        Some(now) => ratelimit::close_if_over(rs, interval_ms, now),
+    };
+    let log_interval = match effective(Some(s), code) {
+        Policy::RateLimited { interval_ms, .. } => interval_ms,
+        _ => default_interval,
+    };
+    report_missed(s, code, close(&st.log_rate, log_interval));
+    report_missed(s, code, close(&st.drop_rate, default_interval));
 }

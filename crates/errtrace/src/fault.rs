@@ -330,10 +330,7 @@ fn find_config(point: &str) -> Option<&'static Config> {
 /// Applies a parsed `fail` query (from [`control::apply`](crate::control::apply)).
 pub(crate) fn configure(q: &FailQuery) -> Result<(), QueryError> {
     let name = q.name.as_str();
-    let slot = match CONFIGS
-        .iter()
-        .find(|c| c.used.load(Ordering::Acquire) == 2 && c.name_is(name))
-    {
+    let slot = match configured(name) {
         Some(c) => c,
         None => {
             let Some(c) = CONFIGS.iter().find(|c| {
@@ -386,9 +383,14 @@ pub(crate) fn configure(q: &FailQuery) -> Result<(), QueryError> {
 
 /// Whether a `fail` configuration with exactly this name exists.
 pub(crate) fn is_configured(name: &str) -> bool {
+    configured(name).is_some()
+}
+
+/// The configuration with exactly this name.
+fn configured(name: &str) -> Option<&'static Config> {
     CONFIGS
         .iter()
-        .any(|c| c.used.load(Ordering::Acquire) == 2 && c.name_is(name))
+        .find(|c| c.used.load(Ordering::Acquire) == 2 && c.name_is(name))
 }
 
 /// Free configuration slots.

@@ -3,14 +3,13 @@
 //! [`recorder`](crate::recorder)).
 
 use crate::code::{Code, InvalidErrno};
-use crate::counters::{Count, COUNTERS};
+use crate::counters::Count;
 use crate::error::{Error, Result, HOPPED, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
 use crate::site::{Origin, Site, SiteRef};
 use core::mem::ManuallyDrop;
 use core::num::NonZeroU64;
 use core::panic::Location;
-use core::sync::atomic::Ordering;
 
 impl Error {
     /// Makes an error with `code`, recording the caller's location as its origin.
@@ -53,18 +52,14 @@ impl Error {
     /// Makes an error whose origin is `loc`.
     #[inline]
     pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
-        Error::make(
-            code,
-            crate::site::at_location(loc, u32::from(code.get())),
-            Some(loc),
-        )
+        Error::make(code, crate::site::at_location(loc), Some(loc))
     }
 
     /// Used by the macros: makes an error at a static site.
     #[doc(hidden)]
     #[inline]
     pub fn __at_site(site: &'static Site, code: Code) -> Error {
-        Error::make(code, site.get_for(u32::from(code.get())), None)
+        Error::make(code, site.get(), None)
     }
 
     #[inline]
@@ -72,19 +67,8 @@ impl Error {
         let st = site.state();
         let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();
-        if !COUNTERS.add(cpu, raw_id, Count::Created) {
-            st.created.fetch_add(1, Ordering::Relaxed);
-        }
-        let c = u32::from(code.get());
-        let prev = st.last_code.load(Ordering::Relaxed);
-        if prev != c {
-            st.last_code.store(c, Ordering::Relaxed);
-            if prev == 0 {
-                // The site's first code (it was listed before it fired): `code` queries that
-                // stand may select it now.
-                crate::site::first_code(site);
-            }
-        }
+        crate::counters::count(cpu, st, Count::Created);
+        site.note_code(u32::from(code.get()));
         let claimed = RECORDER.claim(NewEvent {
             code,
             site,
@@ -108,15 +92,9 @@ impl Error {
         }
     }
 
-    /// The recorder slot this error owns, if it was recorded.
-    #[inline]
-    pub(crate) fn owned_seq(&self) -> Option<u32> {
-        self.seq()
-    }
-
     /// The site where the error was made.
     pub fn site(&self) -> Option<SiteRef> {
-        match self.owned_seq() {
+        match self.seq() {
             Some(seq) => RECORDER.site_owned(seq),
             None => SiteRef::find(self.site_index()),
         }
@@ -127,7 +105,7 @@ impl Error {
     /// Known for every error: the flight recorder keeps the exact origin in the event this error
     /// owns; an unrecorded error finds it through its site id.
     pub fn origin(&self) -> Origin {
-        let known = match self.owned_seq() {
+        let known = match self.seq() {
             Some(seq) => RECORDER.origin_owned(seq),
             None => SiteRef::find(self.site_index()).map(|s| s.origin()),
         };
@@ -136,7 +114,7 @@ impl Error {
 
     /// The CPU or thread that made the error (`u32::MAX` when unknown).
     pub(crate) fn cpu(&self) -> u32 {
-        self.owned_seq()
+        self.seq()
             .and_then(|seq| RECORDER.cpu_owned(seq))
             .unwrap_or(u32::MAX)
     }
@@ -145,7 +123,7 @@ impl Error {
     pub(crate) fn trail(
         &self,
     ) -> core::result::Result<(impl Iterator<Item = crate::recorder::Hop> + '_, u32), Missing> {
-        match self.owned_seq() {
+        match self.seq() {
             Some(seq) => Ok(RECORDER.trail_owned(seq)),
             None => Err(Missing::Unrecorded),
         }

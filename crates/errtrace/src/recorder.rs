@@ -50,8 +50,7 @@
 //! ```
 
 use crate::code::Code;
-#[cfg(not(loom))]
-use crate::counters::{Count, COUNTERS};
+use crate::counters::Count;
 pub use crate::raw::Hop;
 use crate::raw::{CopyError, Fill, Slot};
 use crate::site::{Origin, SiteRef, SiteState};
@@ -130,11 +129,16 @@ impl<const H: usize> Event<H> {
     }
     /// The origin.
     pub fn origin(&self) -> Option<Origin> {
-        match (self.loc, self.site) {
-            (Some(l), _) => Some(Origin::from_location(l)),
-            (None, Some(s)) => Some(s.origin()),
-            (None, None) => None,
-        }
+        origin_of(self.loc, self.site)
+    }
+}
+
+/// An event's origin: the exact location a location site's error was made at, else its site's.
+fn origin_of(loc: Option<&'static Location<'static>>, site: Option<SiteRef>) -> Option<Origin> {
+    match (loc, site) {
+        (Some(l), _) => Some(Origin::from_location(l)),
+        (None, Some(s)) => Some(s.origin()),
+        (None, None) => None,
     }
 }
 
@@ -284,13 +288,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     pub(crate) fn travelled(&self, seq: u32) {
         let Some(slot) = self.slot(seq) else { return };
         if let Some(site) = slot.site() {
-            #[cfg(not(loom))]
-            let counted = COUNTERS.add(slot.cpu(), site.raw_id(), Count::Propagated);
-            #[cfg(loom)]
-            let counted = false;
-            if !counted {
-                site.propagated.fetch_add(1, Ordering::Relaxed);
-            }
+            crate::counters::count(slot.cpu(), site, Count::Propagated);
         }
     }
 
@@ -303,10 +301,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     /// The origin of the live event `seq` (owner only).
     pub(crate) fn origin_owned(&self, seq: u32) -> Option<Origin> {
         let slot = self.slot(seq)?;
-        if let Some(l) = slot.loc() {
-            return Some(Origin::from_location(l));
-        }
-        slot.site().map(|state| SiteRef { state }.origin())
+        origin_of(slot.loc(), slot.site().map(|state| SiteRef { state }))
     }
 
     /// The CPU that made the live event `seq` (owner only).
@@ -422,6 +417,16 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     }
 }
 
+/// `" or"` when a hop count is saturated (the error took at least that many hops), for
+/// "(+N or more hops)".
+pub(crate) fn or_more(total: u32) -> &'static str {
+    if total >= crate::raw::HOP_COUNT_MAX {
+        " or"
+    } else {
+        ""
+    }
+}
+
 /// The global recorder.
 #[cfg(not(loom))]
 pub(crate) static RECORDER: Recorder<
@@ -518,12 +523,12 @@ pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Res
         writeln!(out, "    via {hop}")?;
     }
     if ev.more_hops() > 0 {
-        let or = if ev.total_hops() >= crate::raw::HOP_COUNT_MAX {
-            " or"
-        } else {
-            ""
-        };
-        writeln!(out, "    (+{}{or} more hops)", ev.more_hops())?;
+        writeln!(
+            out,
+            "    (+{}{} more hops)",
+            ev.more_hops(),
+            or_more(ev.total_hops())
+        )?;
     }
     Ok(())
 }
@@ -533,7 +538,7 @@ mod tests {
     use super::*;
 
     fn site() -> SiteRef {
-        crate::site::at_location(Location::caller(), 0)
+        crate::site::at_location(Location::caller())
     }
 
     fn ev(cpu: u32) -> NewEvent {
@@ -625,7 +630,7 @@ mod loom_tests {
     fn ev(cpu: u32) -> NewEvent {
         let list: &'static crate::site::SiteList = leak(crate::site::SiteList::new());
         let pool: &'static crate::site::LocationPool<1> = leak(crate::site::LocationPool::new());
-        let state = pool.intern(Location::caller(), 0, list).unwrap();
+        let state = pool.intern(Location::caller(), list).unwrap();
         NewEvent {
             code: crate::code::EIO,
             site: SiteRef { state },

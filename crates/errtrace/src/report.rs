@@ -71,15 +71,6 @@ fn write_origin(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result 
     Ok(())
 }
 
-/// `" or"` when the hop count is saturated (the error took at least that many).
-pub(crate) fn or_more(total: u32) -> &'static str {
-    if total >= crate::raw::HOP_COUNT_MAX {
-        " or"
-    } else {
-        ""
-    }
-}
-
 #[inline(never)]
 fn write_trail(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
     match e.trail() {
@@ -91,7 +82,11 @@ fn write_trail(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
             }
             let more = total.saturating_sub(kept);
             if more > 0 {
-                write!(f, "\n{indent}(+{more}{} more hops)", or_more(total))?;
+                write!(
+                    f,
+                    "\n{indent}(+{more}{} more hops)",
+                    crate::recorder::or_more(total)
+                )?;
             }
         }
         Err(_) => write!(
@@ -149,7 +144,7 @@ impl fmt::Display for TrailLine<'_> {
                 }
                 let more = total.saturating_sub(kept);
                 if more > 0 {
-                    write!(f, " (+{more}{} more hops)", or_more(total))?;
+                    write!(f, " (+{more}{} more hops)", crate::recorder::or_more(total))?;
                 }
                 Ok(())
             }

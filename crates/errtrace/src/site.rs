@@ -138,22 +138,15 @@ impl Site {
     /// This site's state, linking it into the list of sites on first use.
     #[inline]
     pub(crate) fn get(&'static self) -> SiteRef {
-        self.get_for(0)
-    }
-
-    /// [`get`](Self::get) for an error with `code` (a `u16` errno; 0 unknown): a site linked
-    /// now has it as its last code already, so standing `code` queries match it as it appears.
-    #[inline]
-    pub(crate) fn get_for(&'static self, code: u32) -> SiteRef {
         if self.state.id.load(Ordering::Relaxed) == 0 {
-            return self.register(code);
+            return self.register();
         }
         SiteRef { state: &self.state }
     }
 
     #[cold]
     #[inline(never)]
-    fn register(&'static self, code: u32) -> SiteRef {
+    fn register(&'static self) -> SiteRef {
         if self
             .state
             .id
@@ -161,9 +154,6 @@ impl Site {
             .is_ok()
         {
             self.state.site.store(Some(self), Ordering::Relaxed);
-            if code != 0 {
-                self.state.last_code.store(code, Ordering::Relaxed);
-            }
             SITES.link(&self.state);
         }
         SiteRef { state: &self.state }
@@ -521,12 +511,12 @@ pub(crate) static SITES: SiteList = SiteList::new();
 #[cfg(not(loom))]
 static APPEARED: SetOnce<AppearedHook> = SetOnce::new();
 
-/// Calls the appeared hook again for a site that was linked before it made its first error
-/// (listed with the `registry`), now that its code is known.
+/// Calls the appeared hook again for a site that makes its first code (it was linked before
+/// its code was known): standing `code` queries may select it now.
 #[cfg(not(loom))]
 #[cold]
 #[inline(never)]
-pub(crate) fn first_code(site: SiteRef) {
+fn first_code(site: SiteRef) {
     if let Some(hook) = APPEARED.get() {
         hook(site);
     }
@@ -585,7 +575,6 @@ impl<const N: usize> LocationPool<N> {
     pub(crate) fn intern(
         &'static self,
         loc: &'static Location<'static>,
-        code: u32,
         list: &SiteList,
     ) -> Option<&'static SiteState> {
         let start = hash(loc);
@@ -598,7 +587,7 @@ impl<const N: usize> LocationPool<N> {
                 return Some(e);
             }
         }
-        self.intern_slow(loc, code, list, start)
+        self.intern_slow(loc, list, start)
     }
 
     #[cold]
@@ -606,7 +595,6 @@ impl<const N: usize> LocationPool<N> {
     fn intern_slow(
         &'static self,
         loc: &'static Location<'static>,
-        code: u32,
         list: &SiteList,
         start: usize,
     ) -> Option<&'static SiteState> {
@@ -621,9 +609,6 @@ impl<const N: usize> LocationPool<N> {
                             .compare_exchange(0, LINKING, Ordering::Acquire, Ordering::Relaxed)
                             .is_ok()
                         {
-                            if code != 0 {
-                                e.last_code.store(code, Ordering::Relaxed);
-                            }
                             list.link(e);
                         }
                         return Some(e);
@@ -662,8 +647,8 @@ static OVERFLOW: Site = Site::new(
 /// The site of a location (its pool entry, or the shared overflow site when the pool is full).
 #[cfg(not(loom))]
 #[inline]
-pub(crate) fn at_location(loc: &'static Location<'static>, code: u32) -> SiteRef {
-    match LOCATIONS.intern(loc, code, &SITES) {
+pub(crate) fn at_location(loc: &'static Location<'static>) -> SiteRef {
+    match LOCATIONS.intern(loc, &SITES) {
         Some(state) => SiteRef { state },
         None => overflow_site(),
     }
@@ -805,6 +790,22 @@ impl SiteRef {
         self.state.counters()
     }
 
+    /// Stores `code` (a `u16` errno) as the last code made or logged here; the site's first
+    /// code runs the appeared hook again, so standing `code` queries reach it. Writes only when
+    /// the code changes (sites shared by CPUs keep their line clean).
+    #[cfg(not(loom))]
+    #[inline(always)]
+    pub(crate) fn note_code(&self, code: u32) {
+        let st = self.state;
+        let prev = st.last_code.load(Ordering::Relaxed);
+        if prev != code {
+            st.last_code.store(code, Ordering::Relaxed);
+            if prev == 0 {
+                first_code(*self);
+            }
+        }
+    }
+
     /// The last code made or logged here.
     #[cfg(not(loom))]
     pub fn last_code(&self) -> Option<Code> {
@@ -876,11 +877,9 @@ mod loom_tests {
             let pool: &'static LocationPool<2> = leak(LocationPool::new());
             let loc: &'static Location<'static> = Location::caller();
             let other: &'static Location<'static> = leak_other();
-            let a =
-                thread::spawn(move || pool.intern(loc, 0, list).map(|s| s as *const _ as usize));
-            let b =
-                thread::spawn(move || pool.intern(loc, 0, list).map(|s| s as *const _ as usize));
-            let c = pool.intern(other, 0, list).map(|s| s as *const _ as usize);
+            let a = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
+            let b = thread::spawn(move || pool.intern(loc, list).map(|s| s as *const _ as usize));
+            let c = pool.intern(other, list).map(|s| s as *const _ as usize);
             let (a, b) = (a.join().unwrap(), b.join().unwrap());
             assert!(a.is_some() && a == b, "one entry for one location");
             assert_ne!(a, c);
@@ -942,8 +941,8 @@ mod loom_tests {
             let pool: &'static LocationPool<1> = leak(LocationPool::new());
             let a = Location::caller();
             let b = leak_other();
-            let t = thread::spawn(move || pool.intern(a, 0, list).is_some());
-            let got_b = pool.intern(b, 0, list).is_some();
+            let t = thread::spawn(move || pool.intern(a, list).is_some());
+            let got_b = pool.intern(b, list).is_some();
             let got_a = t.join().unwrap();
             assert!(got_a != got_b, "exactly one fits");
             assert_eq!(pool.overflowed(), 1);

@@ -200,7 +200,7 @@ fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessag
     }
     // Not dropped if the sink panics (see `boundary`).
     let mut e = core::mem::ManuallyDrop::new(e);
-    let site = crate::site::at_location(loc, u32::from(e.code().get()));
+    let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
     core::mem::ManuallyDrop::into_inner(e)
@@ -210,7 +210,7 @@ fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessag
 fn unexpected(e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
     // Not dropped if the sink panics (see `boundary`).
     let mut e = core::mem::ManuallyDrop::new(e);
-    let site = crate::site::at_location(loc, u32::from(e.code().get()));
+    let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::unexpected_at(&mut e, site, loc, why);
     core::mem::ManuallyDrop::into_inner(e)
