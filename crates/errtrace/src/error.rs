@@ -147,5 +147,3 @@ impl PartialEq<Code> for Error {
         self.code() == *other
     }
 }
-
-impl core::error::Error for Error {}

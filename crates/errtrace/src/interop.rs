@@ -8,7 +8,7 @@
 //! | [`core::fmt::Error`] | `EINVAL` |
 //! | [`InvalidErrno`](crate::code::InvalidErrno) | `EINVAL` |
 //! | `std::collections::TryReserveError` (`std`) | `ENOMEM` |
-//! | `std::io::Error` (`std`) | its raw OS error if it is an errno, else `EIO` |
+//! | `std::io::Error` (`std`) | the errtrace error it carries (with a hop there), else its raw OS error if it is an errno, else `EIO` |
 //!
 //! # Examples
 //!
@@ -55,9 +55,20 @@ convert! {
 
 #[cfg(feature = "std")]
 impl From<std::io::Error> for Error {
-    /// The raw OS error when it is an errno, else `EIO`; the origin is the conversion.
+    /// An `io::Error` that carries an errtrace error (made by `From<Error> for io::Error`) gives
+    /// it back, story and all, with a hop at the conversion. Any other: the raw OS error when it
+    /// is an errno, else `EIO`, with the origin at the conversion.
     #[track_caller]
     fn from(e: std::io::Error) -> Error {
+        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            if let Some(Ok(inner)) = e.into_inner().map(|b| b.downcast::<Error>()) {
+                let mut inner = *inner;
+                inner.hop_at(core::panic::Location::caller(), None);
+                return inner;
+            }
+            // Not reached: the payload was checked to be an `Error` just above.
+            return Error::new(code::EIO);
+        }
         let c = e
             .raw_os_error()
             .and_then(|n| code::Code::from_errno(n).ok())
@@ -69,10 +80,32 @@ impl From<std::io::Error> for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    /// An `io::Error` from the raw OS error; the errtrace error counts as handled (its report is
-    /// formatted into nothing: the `io::Error` carries the code on).
+    /// An `io::Error` that carries the errtrace error on, so nothing of its story is lost:
+    ///
+    /// - its [`kind`](std::io::Error::kind) is the errno's (`ENOENT` → `NotFound`);
+    /// - it prints as the error does: one line with `{}`, the whole report with `{:#}`;
+    /// - the errtrace error is reachable with `get_ref()`/`into_inner()` and `downcast`, and
+    ///   `?` back into an `errtrace::Result` takes it out again (with a hop there);
+    /// - dropped without being reported, it warns like the error itself would.
+    ///
+    /// `raw_os_error()` is `None` (the payload is the errtrace error, not an OS code): read the
+    /// code with `errtrace::Error::from(io_error).code()` or from the payload.
+    ///
+    /// ```
+    /// use errtrace::{code::ENOENT, Error};
+    /// fn open() -> std::io::Result<u32> {
+    ///     let r: errtrace::Result<u32> = Err(Error::new(ENOENT));
+    ///     Ok(r?)
+    /// }
+    /// let io = open().unwrap_err();
+    /// assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    /// assert!(io.to_string().starts_with("ENOENT: No such file or directory (at "));
+    /// let back = Error::from(io);
+    /// assert_eq!(back.code(), ENOENT);
+    /// back.handled();
+    /// ```
     fn from(e: Error) -> std::io::Error {
-        let c = e.into_code();
-        std::io::Error::from_raw_os_error(i32::from(c.get()))
+        let kind = std::io::Error::from_raw_os_error(i32::from(e.code().get())).kind();
+        std::io::Error::new(kind, e)
     }
 }

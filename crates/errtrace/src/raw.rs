@@ -1,6 +1,6 @@
 //! The only `unsafe` code in errtrace: atomic cells holding `'static` references, a value set
-//! once, text that only grows, the coarse clock, and the flight recorder's slot protocol
-//! ([`slot`]).
+//! once, text that only grows, the coarse clock, an error seen as its story (`Story`), and the
+//! flight recorder's slot protocol ([`slot`]).
 //!
 //! The flight recorder and the sites are written by many threads at once without locks, so the
 //! references they hold (`&'static Location`, `&'static SiteState`, `&'static str`) live in
@@ -84,6 +84,35 @@ impl<T: Sync + 'static> AtomicRef<T> {
         // SAFETY: by the type invariant `p` is null or came from a `&'static T`; the referent is
         // never freed or mutated through this pointer, so it is valid for `'static` reads.
         unsafe { p.as_ref() }
+    }
+}
+
+/// The rest of an error's story, as the [`source`](core::error::Error::source) of every
+/// [`Error`]: the function that made it and the trail, on one line
+/// (`in demo::bus::read_reg; via src/sensor.rs:88:9 "reading chip id" -> src/main.rs:17:5`).
+///
+/// Error-chain printers that know nothing of errtrace walk `source()`: anyhow's `{:#}` and
+/// `{:?}`, eyre, `std::error::Report`, a `Box<dyn Error>` or an `io::Error` carrying an errtrace
+/// error. Through this piece of the chain they print the trail too, so an errtrace error keeps
+/// its story wherever it travels. Formatting it is printing the whole story: it counts as
+/// reporting the error, like `{:#}`.
+///
+/// # Invariants
+///
+/// Only ever exists behind a reference made from a `&Error` (`repr(transparent)`, see
+/// [`Story::of`]): never built, moved or dropped by value.
+#[repr(transparent)]
+pub(crate) struct Story(pub(crate) crate::Error);
+
+impl Story {
+    /// `e` seen as its story.
+    #[inline]
+    pub(crate) fn of(e: &crate::Error) -> &Story {
+        let p: *const crate::Error = e;
+        // SAFETY: `Story` is `repr(transparent)` over `Error`, so both have one layout and a
+        // valid `&Error` is a valid `&Story` for the same lifetime; a `Story` is never moved or
+        // dropped by value (its invariant), so no second owner of the error is made.
+        unsafe { &*p.cast::<Story>() }
     }
 }
 

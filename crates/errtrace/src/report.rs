@@ -10,6 +10,7 @@
 //! ```
 
 use crate::error::Error;
+use crate::raw::Story;
 use crate::sink::{Record, RecordKind};
 use crate::site::flags;
 use core::fmt;
@@ -132,24 +133,75 @@ pub(crate) struct TrailLine<'a>(pub(crate) &'a Error);
 #[cfg(feature = "tracing")]
 impl fmt::Display for TrailLine<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.trail() {
-            Ok((hops, total)) => {
-                let mut kept = 0u32;
-                for hop in hops {
-                    if kept > 0 {
-                        f.write_str(" -> ")?;
-                    }
-                    kept = kept.wrapping_add(1);
-                    write!(f, "{hop}")?;
+        write_trail_line(f, self.0).map(|_| ())
+    }
+}
+
+/// Writes the trail on one line; `Ok(false)` when there was nothing to write (no hops).
+fn write_trail_line(f: &mut fmt::Formatter<'_>, e: &Error) -> Result<bool, fmt::Error> {
+    match e.trail() {
+        Ok((hops, total)) => {
+            let mut kept = 0u32;
+            for hop in hops {
+                if kept > 0 {
+                    f.write_str(" -> ")?;
                 }
-                let more = total.saturating_sub(kept);
-                if more > 0 {
-                    write!(f, " (+{more}{} more hops)", crate::recorder::or_more(total))?;
-                }
-                Ok(())
+                kept = kept.wrapping_add(1);
+                write!(f, "{hop}")?;
             }
-            Err(_) => f.write_str("(not recorded)"),
+            let more = total.saturating_sub(kept);
+            if more > 0 {
+                write!(f, " (+{more}{} more hops)", crate::recorder::or_more(total))?;
+            }
+            Ok(total > 0)
         }
+        Err(_) => {
+            f.write_str("trail not recorded (every recorder slot held a live error)")?;
+            Ok(true)
+        }
+    }
+}
+
+impl fmt::Display for Story {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.0;
+        e.mark_reported();
+        let func = e.origin().function;
+        let recorded = e.trail().is_ok();
+        let has_trail = !matches!(e.trail(), Ok((_, 0)));
+        if let Some(func) = func {
+            write!(f, "in {func}")?;
+            if has_trail {
+                f.write_str("; ")?;
+            }
+        }
+        if has_trail {
+            if recorded {
+                f.write_str("via ")?;
+            }
+            write_trail_line(f, e)?;
+        } else if func.is_none() {
+            f.write_str("no hops")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Story {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl core::error::Error for Story {}
+
+impl core::error::Error for Error {
+    /// The rest of the story (the function that made the error and its trail, on one line), so
+    /// that error-chain printers that know nothing of errtrace (anyhow's `{:#}` and `{:?}`,
+    /// `Box<dyn Error>`, an `io::Error` carrying it) print the trail too. Printing it counts as
+    /// reporting the error, like `{:#}`.
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(Story::of(self))
     }
 }
 

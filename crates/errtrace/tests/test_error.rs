@@ -112,7 +112,10 @@ fn io_error_conversions() {
     let e: Error = io.into();
     assert_eq!(e.code(), EIO);
     let back: std::io::Error = e.into();
-    assert_eq!(back.raw_os_error(), Some(5));
+    assert_eq!(back.kind(), std::io::Error::from_raw_os_error(5).kind());
+    let e = Error::from(back);
+    assert_eq!(e.code(), EIO);
+    e.handled();
 }
 
 mod bus {

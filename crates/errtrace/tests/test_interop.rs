@@ -1,0 +1,198 @@
+//! An errtrace error that leaves through `std::io::Error`, `Box<dyn Error>` or anyhow keeps its
+//! story: reachable by downcast, printed with origin and trail by the usual formatting, warned
+//! about when dropped unreported, and not warned about once printed.
+//!
+//! Each test here failed before `From<Error> for io::Error` carried the error and `Error::source`
+//! gave error-chain printers the trail: the `io::Error` held only the raw errno
+//! ("Input/output error (os error 5)", no origin, no trail, no warning when dropped) and anyhow's
+//! `{:#}`/`{:?}` printed one line without the trail.
+#![cfg(feature = "std")]
+
+mod common;
+use common::Capture;
+use errtrace::code::{EIO, ENOENT};
+use errtrace::sink::RecordKind;
+use errtrace::{err, Error, ResultExt};
+use std::io;
+
+static CAPTURE: Capture = Capture::new();
+
+fn setup() {
+    let _ = errtrace::sink::set_sink(&CAPTURE);
+    CAPTURE.take();
+}
+
+fn unhandled() -> Vec<String> {
+    CAPTURE
+        .take()
+        .into_iter()
+        .filter(|c| c.kind == RecordKind::Unhandled)
+        .map(|c| c.text)
+        .collect()
+}
+
+fn fail() -> errtrace::Result<u32> {
+    Err(err!(EIO))
+}
+
+fn as_io() -> io::Result<u32> {
+    Ok(fail().context("reading the id")?)
+}
+
+#[test]
+fn io_error_dropped_unreported_warns_with_origin_and_trail() {
+    setup();
+    let _ = as_io();
+    let w = unhandled();
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].starts_with("EIO (-5) dropped unhandled:"), "{}", w[0]);
+    assert!(w[0].contains("origin: crates/errtrace/tests/test_interop.rs:"));
+    assert!(w[0].contains("in test_interop::fail"), "{}", w[0]);
+    assert!(w[0].contains("\"reading the id\""), "{}", w[0]);
+}
+
+#[test]
+fn io_error_keeps_the_error_and_its_story() {
+    setup();
+    let io = as_io().unwrap_err();
+    assert_eq!(io.kind(), io::Error::from_raw_os_error(5).kind());
+    let line = io.to_string();
+    assert!(
+        line.starts_with("EIO: Input/output error (at crates/errtrace/tests/test_interop.rs:"),
+        "{line}"
+    );
+    let inner = io.get_ref().and_then(|r| r.downcast_ref::<Error>());
+    assert_eq!(inner.map(Error::code), Some(EIO));
+    // `{:#}` is the full report, and counts as reporting: no warning when dropped after it.
+    let report = format!("{io:#}");
+    assert!(
+        report.starts_with("error EIO (-5): Input/output error"),
+        "{report}"
+    );
+    assert!(report.contains("via:    crates/errtrace/tests/test_interop.rs:"));
+    assert!(report.contains("\"reading the id\""), "{report}");
+    drop(io);
+    assert!(unhandled().is_empty());
+}
+
+#[test]
+fn io_error_kind_follows_the_errno() {
+    setup();
+    let io: io::Error = Error::new(ENOENT).into();
+    assert_eq!(io.kind(), io::ErrorKind::NotFound);
+    Error::from(io).handled();
+}
+
+#[test]
+fn back_from_io_error_is_the_same_error_with_a_hop() {
+    setup();
+    fn up() -> errtrace::Result<u32> {
+        Ok(as_io()?)
+    }
+    let e = up().unwrap_err();
+    assert_eq!(e.code(), EIO);
+    assert!(e.origin().function.is_some_and(|f| f.ends_with("fail")));
+    let hops: Vec<_> = e.event().unwrap().hops().collect();
+    assert_eq!(hops.len(), 2, "{hops:?}");
+    assert_eq!(hops[0].message, Some("reading the id"));
+    assert_eq!(hops[1].location.file(), file!());
+    e.handled();
+    assert!(unhandled().is_empty());
+}
+
+fn as_boxed() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(fail().context("reading the id")?)
+}
+
+#[test]
+fn boxed_error_keeps_its_story() {
+    setup();
+    let b = as_boxed().unwrap_err();
+    assert!(b.downcast_ref::<Error>().is_some());
+    // `{}` of the box is the label, and the source is the rest of the story.
+    let source = b.source().map(|s| s.to_string()).unwrap_or_default();
+    assert!(
+        source.starts_with("in test_interop::fail; via "),
+        "{source}"
+    );
+    assert!(source.contains("\"reading the id\""), "{source}");
+    drop(b);
+    // Printing the source printed the whole story.
+    assert!(unhandled().is_empty());
+    let _ = as_boxed();
+    assert_eq!(unhandled().len(), 1);
+}
+
+#[test]
+fn boxed_error_debug_as_main_prints_it_and_it_does_not_warn() {
+    setup();
+    let b = as_boxed().unwrap_err();
+    // What `main() -> Result<(), Box<dyn Error>>` prints.
+    let printed = format!("Error: {b:?}");
+    assert!(printed.contains("origin: crates/errtrace/tests/test_interop.rs:"));
+    assert!(printed.contains("\"reading the id\""), "{printed}");
+    drop(b);
+    assert!(unhandled().is_empty());
+}
+
+fn as_anyhow() -> anyhow::Result<u32> {
+    let v = fail().context("reading the id")?;
+    Ok(v)
+}
+
+fn anyhow_with_context() -> anyhow::Result<u32> {
+    use anyhow::Context as _;
+    as_anyhow().context("loading the sensor")
+}
+
+#[test]
+fn anyhow_alternate_display_shows_the_trail() {
+    setup();
+    let a = anyhow_with_context().unwrap_err();
+    let line = format!("{a:#}");
+    assert!(
+        line.starts_with("loading the sensor: EIO: Input/output error (at "),
+        "{line}"
+    );
+    assert!(
+        line.contains(": in test_interop::fail; via crates/errtrace/tests/test_interop.rs:"),
+        "{line}"
+    );
+    assert!(line.contains("\"reading the id\""), "{line}");
+    assert!(a.downcast_ref::<Error>().is_some());
+    drop(a);
+    assert!(unhandled().is_empty());
+}
+
+#[test]
+fn anyhow_debug_shows_the_trail() {
+    setup();
+    let a = as_anyhow().unwrap_err();
+    let text = format!("{a:?}");
+    assert!(text.starts_with("EIO: Input/output error (at "), "{text}");
+    assert!(text.contains("Caused by:"), "{text}");
+    assert!(text.contains("\"reading the id\""), "{text}");
+    drop(a);
+    assert!(unhandled().is_empty());
+}
+
+#[test]
+fn anyhow_error_dropped_unreported_warns() {
+    setup();
+    let a = as_anyhow().unwrap_err();
+    // The label alone is not a report.
+    let _label = a.to_string();
+    drop(a);
+    let w = unhandled();
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(w[0].contains("\"reading the id\""), "{}", w[0]);
+}
+
+#[test]
+fn source_of_an_error_without_hops_or_function() {
+    setup();
+    let e = Error::new(EIO);
+    let s = std::error::Error::source(&e).map(|s| s.to_string());
+    assert_eq!(s.as_deref(), Some("no hops"));
+    e.handled();
+}
