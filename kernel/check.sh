@@ -173,8 +173,8 @@ expect_rc load-fail-logged 19 insmod
 expect load-fail-logged "can't insert 'errtrace_demo.ko': No such device" 'insmod reports ENODEV'
 expect load-fail-logged "${M}$(re "unexpected chip id 0x42 (expected 0x5a): ENODEV (-19) at $ID_ORIGIN")\$" \
     "the creator's line, at $ID_ORIGIN"
-expect load-fail-logged "${M}$(re "errtrace_demo init: returning ENODEV (-19), already reported (origin $ID_ORIGIN)")\$" \
-    "the boundary's debug line (file demo.rs +p) names the origin"
+expect load-fail-logged "${M}$(re "errtrace_demo init: returning ENODEV (-19), already reported at $ID_ORIGIN")\$" \
+    "the boundary's debug line (file demo.rs +p) points where it was printed"
 expect_count load-fail-logged 'unexpected chip id' 1 'printed once'
 expect_not load-fail-logged 'not reported before' 'no second report at the boundary'
 

@@ -37,7 +37,7 @@ RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
 # The footprint limits of a whole errtrace instance in the module (bytes).
 MAX_DATA_BSS=32768
-MAX_TEXT=49152
+MAX_TEXT=53248
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}

@@ -13,6 +13,7 @@
 # and analyses `objdump -d -r -C` of it. An "errtrace function" is one whose mangled name contains
 # the crate name (its own functions, impls on its types, drop_in_place::<errtrace::..>); core
 # generics instantiated into the object are not (their panic calls are only shown as a note).
+# Not counted: the sink delivery's catch_unwind machinery (std only), which stops a panic.
 # Limitation: a generic function is only instantiated (and so checked) where the crate itself
 # uses it; generic code instantiated only by users of errtrace is not checked here.
 #
@@ -75,6 +76,8 @@ analyse() {
             if (pend == "") return
             if (target == "" && pend_txt ~ /<[^>]*>/ && pend_txt !~ /^[a-z]+ +\*/) {
                 target = substr(pend_txt, index(pend_txt, "<") + 1); sub(/(\+0x[0-9a-f]+)?>[^>]*$/, "", target) }
+            # catch_unwind machinery in the std sink delivery is not a panic path: it stops one.
+            if (fn ~ /^errtrace::sink::/ && target ~ /^(std::panicking::catch_unwind::cleanup|core::panicking::panic_cannot_unwind)$/) target = ""
             if (target != "" && target != fn && (target ~ /panic/ ||
                 (target ~ /^(core|alloc|std)::/ && target ~ /(_fail|capacity_overflow|handle_error|handle_alloc_error)/)))
                 print (own ? "P" : "N") "\t" fn "\t" target "\t0x" pend

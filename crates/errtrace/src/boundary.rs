@@ -14,9 +14,10 @@ use core::sync::atomic::Ordering;
 /// Hands `result` out of Rust code: an error that nobody reported is printed here with its full
 /// report (origin and trail) at error level; then the error is consumed and its code handed back.
 ///
-/// - An error that was already reported (logged by its creator or by `.log()`, or held back by
-///   its policy) is not printed again; with `+p` on this boundary's site, a debug-level line says
-///   "already reported", and with `+s` that line carries the full report (origin and trail).
+/// - An error that was already reported (logged by its creator or by `.log()`, or its report
+///   printed), or held back by its policy, is not printed again; with `+p` on this boundary's
+///   site, a debug-level line says "already reported at" the place it was printed (or "held
+///   back by its policy"), and with `+s` that line carries the full report (origin and trail).
 /// - Codes whose policy is quiet (`EAGAIN`, `EPROBE_DEFER`, … by default) are not printed, but
 ///   counted at this site, like the kernel's probe path.
 /// - The boundary's own site (its caller's location) is rate-limited like any site.
@@ -107,9 +108,35 @@ fn emit_at(
     name: &str,
 ) {
     let at = Origin::from_location(loc);
-    let r = Record::new(level, kind, e.code(), &at)
+    if kind == RecordKind::AlreadyReported && e.was_reported() {
+        emit_pointing(level, kind, flags, e, &at, name);
+    } else {
+        emit_record(level, kind, flags, e, &at, None, name);
+    }
+}
+
+/// The record of an error reported before, pointing where (its own frame: that place).
+#[inline(never)]
+fn emit_pointing(level: Level, kind: RecordKind, flags: u32, e: &Error, at: &Origin, name: &str) {
+    let earlier = e.reported_at().unwrap_or(Origin::UNKNOWN);
+    emit_record(level, kind, flags, e, at, Some(&earlier), name);
+}
+
+/// The boundary's record (its own frame: the record).
+#[inline(never)]
+fn emit_record(
+    level: Level,
+    kind: RecordKind,
+    flags: u32,
+    e: &Error,
+    at: &Origin,
+    earlier: Option<&Origin>,
+    name: &str,
+) {
+    let mut r = Record::new(level, kind, e.code(), at)
         .with_flags(flags)
         .with_error(e)
         .with_boundary(name);
+    r.already_reported = earlier;
     sink::emit(&r);
 }

@@ -27,6 +27,7 @@ impl<'a> Record<'a> {
             message: None,
             suppressed: 0,
             boundary: None,
+            already_reported: None,
         }
     }
 
@@ -56,8 +57,13 @@ pub(crate) fn report_missed(site: SiteRef, code: Code, missed: u32) {
     if missed == 0 {
         return;
     }
-    let at = site.origin();
-    let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, &at);
+    emit_missed(&site.origin(), code, missed);
+}
+
+/// The record of a closed window's count (its own frame: the record).
+#[inline(never)]
+fn emit_missed(at: &Origin, code: Code, missed: u32) {
+    let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, at);
     r.suppressed = missed;
     sink::emit(&r);
 }
@@ -74,10 +80,13 @@ pub(crate) fn log_at(
     site.note_code(u32::from(code.get()));
     let decision = decide::decide(site, code);
     e.mark_logged();
-    emit_decided(e, site, kind, message, decision);
+    if emit_decided(e, site, kind, message, decision) {
+        e.mark_printed();
+    }
 }
 
-/// The part of a log decision that writes: a closed window's count, then the message.
+/// The part of a log decision that writes: a closed window's count, then the message. Returns
+/// whether the message was emitted.
 #[inline(never)]
 fn emit_decided(
     e: &Error,
@@ -85,11 +94,11 @@ fn emit_decided(
     kind: RecordKind,
     message: Option<&dyn ErrorMessage>,
     decision: Decision,
-) {
+) -> bool {
     let code = e.code();
     report_missed(site, code, decision.closed_missed());
     if !decision.emits() {
-        return;
+        return false;
     }
     // A debug site enabled with `+p` prints at debug level, like `pr_debug`.
     let level = if effective(Some(site), code) == Policy::Debug {
@@ -98,6 +107,7 @@ fn emit_decided(
         Level::Error
     };
     emit_record(e, site, kind, level, message);
+    true
 }
 
 /// Builds the record of a decided message and emits it.
@@ -143,21 +153,67 @@ fn emit_with_message(
     sink::emit(&r.with_message(format_args!("{}", Rendered(e, m))));
 }
 
-/// The `.expect()` replacement: logs once per site, at error level, with the full report.
+/// What `.not_expected()` and `.or_log()` say.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unexpected {
+    /// "should not fail", at error level.
+    NotExpected,
+    /// "using the fallback", at warning level.
+    Fallback,
+}
+
+/// The `.expect()` replacement: logs once per site with the full report (one line pointing at
+/// the earlier report when the error was already reported). Returns whether it printed.
 pub(crate) fn unexpected_at(
     e: &mut Error,
     site: SiteRef,
     loc: &'static Location<'static>,
     why: &'static str,
-) {
+    how: Unexpected,
+) -> bool {
     let first = decide::decide_once(site);
     e.mark_logged();
     if first {
-        let e: &Error = e;
-        let at = Origin::from_location(loc);
-        let r = Record::new(Level::Error, RecordKind::Unexpected, e.code(), &at).with_error(e);
-        sink::emit(&r.with_message(format_args!("{why}")));
+        emit_unexpected(e, loc, why, how);
+        e.mark_printed();
     }
+    first
+}
+
+#[inline(never)]
+fn emit_unexpected(e: &Error, loc: &'static Location<'static>, why: &'static str, how: Unexpected) {
+    let at = Origin::from_location(loc);
+    if e.was_reported() {
+        emit_unexpected_pointing(e, &at, why, how);
+    } else {
+        emit_unexpected_record(e, &at, None, why, how);
+    }
+}
+
+/// The record of `.not_expected()` / `.or_log()` for an error reported before, pointing where
+/// (its own frame: that place).
+#[inline(never)]
+fn emit_unexpected_pointing(e: &Error, at: &Origin, why: &'static str, how: Unexpected) {
+    let earlier = e.reported_at().unwrap_or(Origin::UNKNOWN);
+    emit_unexpected_record(e, at, Some(&earlier), why, how);
+}
+
+/// The record of `.not_expected()` / `.or_log()` (its own frame: the record).
+#[inline(never)]
+fn emit_unexpected_record(
+    e: &Error,
+    at: &Origin,
+    earlier: Option<&Origin>,
+    why: &'static str,
+    how: Unexpected,
+) {
+    let (level, kind) = match how {
+        Unexpected::NotExpected => (Level::Error, RecordKind::Unexpected),
+        Unexpected::Fallback => (Level::Warning, RecordKind::Fallback),
+    };
+    let mut r = Record::new(level, kind, e.code(), at).with_error(e);
+    r.already_reported = earlier;
+    sink::emit(&r.with_message(format_args!("{why}")));
 }
 
 /// Used by `err!` with a message. The error was made just now at `site`: nobody can have
@@ -184,7 +240,9 @@ fn log_fresh(e: &mut Error, site: &'static Site, message: Option<&dyn ErrorMessa
     if decision == (Decision::Suppress { closed_missed: 0 }) {
         return;
     }
-    emit_decided(e, s, RecordKind::Created, message, decision);
+    if emit_decided(e, s, RecordKind::Created, message, decision) {
+        e.mark_printed();
+    }
 }
 
 /// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its written

@@ -16,6 +16,9 @@ pub(crate) const LOGGED: u64 = 1 << 12;
 pub(crate) const UNRECORDED: u64 = 1 << 13;
 /// The error took at least one recorded hop (counted at its site when it is released).
 pub(crate) const HOPPED: u64 = 1 << 14;
+/// A record carrying this error was emitted (by its creator, `.log()`, `.not_expected()` or
+/// `.or_log()`): it was reported. Always set with `LOGGED`.
+pub(crate) const PRINTED: u64 = 1 << 15;
 pub(crate) const SITE_SHIFT: u32 = 16;
 pub(crate) const SEQ_SHIFT: u32 = 32;
 
@@ -40,7 +43,8 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 ///
 /// Bits 0..12 hold a valid [`Code`] (so the value is never zero); bits 16..32 hold the origin
 /// site's id (0: beyond the 65535th site); bits 32..64 the recorder sequence number, whose slot
-/// this error owns while it is live (unless `UNRECORDED` is set).
+/// this error owns while it is live, or, when `UNRECORDED` is set, the error's own number among
+/// unrecorded errors (never 0).
 ///
 /// # Examples
 ///

@@ -60,21 +60,24 @@ impl From<std::io::Error> for Error {
     /// is an errno, else `EIO`, with the origin at the conversion.
     #[track_caller]
     fn from(e: std::io::Error) -> Error {
-        if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
-            if let Some(Ok(inner)) = e.into_inner().map(|b| b.downcast::<Error>()) {
-                let mut inner = *inner;
-                inner.hop_at(core::panic::Location::caller(), None);
-                return inner;
-            }
-            // Not reached: the payload was checked to be an `Error` just above.
-            return Error::new(code::EIO);
+        use core::mem::ManuallyDrop;
+        // Owned values are held in `ManuallyDrop` across calls, and dropped only where nothing
+        // else is owned: no destructor runs on an unwinding path here.
+        let mut e = ManuallyDrop::new(e);
+        let carried = ManuallyDrop::new(
+            e.get_mut()
+                .and_then(|inner| inner.downcast_mut::<Error>())
+                .map(Error::take_out),
+        );
+        let raw = e.raw_os_error();
+        drop(ManuallyDrop::into_inner(e));
+        match ManuallyDrop::into_inner(carried) {
+            Some(inner) => inner.hopped_at(core::panic::Location::caller()),
+            None => Error::new(
+                raw.and_then(|n| code::Code::from_errno(n).ok())
+                    .unwrap_or(code::EIO),
+            ),
         }
-        let c = e
-            .raw_os_error()
-            .and_then(|n| code::Code::from_errno(n).ok())
-            .unwrap_or(code::EIO);
-        drop(e);
-        Error::new(c)
     }
 }
 
@@ -105,7 +108,12 @@ impl From<Error> for std::io::Error {
     /// back.handled();
     /// ```
     fn from(e: Error) -> std::io::Error {
-        let kind = std::io::Error::from_raw_os_error(i32::from(e.code().get())).kind();
+        // The kind std gives the errno; an OS-code `io::Error` owns nothing, so not dropping it
+        // loses nothing and keeps drops out of this function's unwinding paths.
+        let os = core::mem::ManuallyDrop::new(std::io::Error::from_raw_os_error(i32::from(
+            e.code().get(),
+        )));
+        let kind = os.kind();
         std::io::Error::new(kind, e)
     }
 }

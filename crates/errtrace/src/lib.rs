@@ -150,6 +150,7 @@ mod site;
 mod sync;
 #[cfg(not(loom))]
 mod trail;
+mod unrecorded;
 
 #[cfg(not(loom))]
 pub use boundary::{boundary, boundary_errno};

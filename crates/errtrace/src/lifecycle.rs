@@ -4,9 +4,10 @@
 
 use crate::code::{Code, InvalidErrno};
 use crate::counters::Count;
-use crate::error::{Error, Result, HOPPED, LOGGED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
+use crate::error::{Error, Result, HOPPED, LOGGED, PRINTED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
 use crate::site::{Origin, Site, SiteRef};
+use crate::unrecorded::MARKS_OF_UNRECORDED;
 use core::mem::ManuallyDrop;
 use core::num::NonZeroU64;
 use core::panic::Location;
@@ -77,7 +78,8 @@ impl Error {
         });
         let (seq, flags) = match claimed {
             Some(seq) => (seq, 0),
-            None => (0, UNRECORDED),
+            // An identity of its own, for the mark that says it was reported.
+            None => (MARKS_OF_UNRECORDED.next_id(), UNRECORDED),
         };
         let id = raw_id & 0xFFFF;
         crate::probe::error(code, site, id, seq);
@@ -144,17 +146,59 @@ impl Error {
     /// Whether a log decision was made for this error (it was printed, or held back by its
     /// policy). Such an error is not printed again and does not warn when dropped.
     pub fn is_logged(&self) -> bool {
+        self.0.get() & LOGGED != 0 || self.report_marked()
+    }
+
+    /// Whether the error was reported: a record carrying it was emitted (by its creator,
+    /// `.log()`, …) or its report was formatted. Unlike [`is_logged`](Error::is_logged), an
+    /// error held back by its policy was not reported.
+    pub(crate) fn was_reported(&self) -> bool {
+        self.0.get() & PRINTED != 0 || self.report_marked()
+    }
+
+    /// Where the error was reported: the last place a `.log()` (or `.not_expected()`,
+    /// `.or_log()`) printed it, else its origin when its creator printed it; `None` when it was
+    /// reported only by formatting its report, or not at all.
+    #[inline(never)]
+    pub(crate) fn reported_at(&self) -> Option<Origin> {
+        if let Ok((hops, _)) = self.trail() {
+            if let Some(h) = hops.filter(crate::recorder::Hop::is_where_logged).last() {
+                return Some(Origin::from_location(h.location));
+            }
+        }
+        (self.0.get() & PRINTED != 0).then(|| self.origin())
+    }
+
+    /// Whether the error's report was formatted (marked in its recorder slot or, for an
+    /// unrecorded error, in the marks of unrecorded errors).
+    fn report_marked(&self) -> bool {
         let bits = self.0.get();
-        bits & LOGGED != 0
-            || (bits & UNRECORDED == 0 && RECORDER.is_reported((bits >> SEQ_SHIFT) as u32))
+        let id = (bits >> SEQ_SHIFT) as u32;
+        if bits & UNRECORDED == 0 {
+            RECORDER.is_reported(id)
+        } else {
+            MARKS_OF_UNRECORDED.is_marked(id)
+        }
     }
 
     /// Marks the error as reported (its report was formatted).
     pub(crate) fn mark_reported(&self) {
         let bits = self.0.get();
-        if bits & (UNRECORDED | LOGGED) == 0 {
-            RECORDER.mark_reported((bits >> SEQ_SHIFT) as u32);
+        let id = (bits >> SEQ_SHIFT) as u32;
+        if bits & LOGGED != 0 {
+            return;
         }
+        if bits & UNRECORDED == 0 {
+            RECORDER.mark_reported(id);
+        } else {
+            let _ = MARKS_OF_UNRECORDED.mark(id);
+        }
+    }
+
+    /// A record carrying the error was emitted: it was reported.
+    #[inline]
+    pub(crate) fn mark_printed(&mut self) {
+        self.set_bits(LOGGED | PRINTED);
     }
 
     /// Records a hop at the caller's location.
@@ -171,6 +215,31 @@ impl Error {
     pub(crate) fn hopped_out_of_line(self, location: &'static Location<'static>) -> Error {
         let this = ManuallyDrop::new(self);
         Error(hop_bits(this.0, location))
+    }
+
+    /// The error with a hop at `location` (consumes and gives back, so the error is never in
+    /// a place that would drop it while the hop is recorded).
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn hopped_at(self, location: &'static Location<'static>) -> Error {
+        let this = ManuallyDrop::new(self);
+        let bits = this.0.get();
+        if bits & UNRECORDED != 0 {
+            return Error(this.0);
+        }
+        record_hop_inline(bits, location, None);
+        Error(this.0 | HOPPED)
+    }
+
+    /// Moves the error out of `self` (in a container that will drop it), leaving an inert
+    /// error there: logged, unrecorded with number 0, so dropping it says and frees nothing.
+    #[cfg(feature = "std")]
+    pub(crate) fn take_out(&mut self) -> Error {
+        let inert = self.0.get() & crate::error::CODE_MASK | LOGGED | UNRECORDED;
+        core::mem::replace(
+            self,
+            Error(NonZeroU64::new(inert).unwrap_or(NonZeroU64::MIN)),
+        )
     }
 
     /// Records a hop at `location` with an optional static message.
@@ -300,14 +369,17 @@ fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU6
     bits | HOPPED
 }
 
-/// Releases an unrecorded error (nothing to do) or one that travelled (counted at its site).
+/// Releases an unrecorded error (its reported mark, if any, is freed) or one that travelled
+/// (counted at its site).
 #[cold]
 #[inline(never)]
 fn release_slow(bits: u64) {
+    let seq = (bits >> SEQ_SHIFT) as u32;
     if bits & UNRECORDED == 0 {
-        let seq = (bits >> SEQ_SHIFT) as u32;
         RECORDER.release_owned(seq);
         RECORDER.travelled(seq);
+    } else {
+        MARKS_OF_UNRECORDED.clear(seq);
     }
 }
 

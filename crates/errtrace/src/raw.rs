@@ -14,7 +14,7 @@
 pub(crate) mod slot;
 
 pub use slot::Hop;
-pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX};
+pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX, LOGGED_HERE};
 
 #[cfg(all(not(loom), any(not(feature = "std"), test)))]
 use crate::sync::AtomicUsize;
@@ -101,9 +101,11 @@ impl<T: Sync + 'static> AtomicRef<T> {
 ///
 /// Only ever exists behind a reference made from a `&Error` (`repr(transparent)`, see
 /// [`Story::of`]): never built, moved or dropped by value.
+#[cfg(all(feature = "std", not(loom)))]
 #[repr(transparent)]
 pub(crate) struct Story(pub(crate) crate::Error);
 
+#[cfg(all(feature = "std", not(loom)))]
 impl Story {
     /// `e` seen as its story.
     #[inline]

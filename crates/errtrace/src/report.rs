@@ -10,6 +10,7 @@
 //! ```
 
 use crate::error::Error;
+#[cfg(feature = "std")]
 use crate::raw::Story;
 use crate::sink::{Record, RecordKind};
 use crate::site::flags;
@@ -120,9 +121,26 @@ impl fmt::Display for Error {
 }
 
 impl fmt::Debug for Error {
-    /// The report, so that `main() -> errtrace::Result` prints the whole story on failure.
+    /// The report, so that `main() -> errtrace::Result` prints the whole story on failure; an
+    /// error that was already reported is one line pointing there instead
+    /// (`EIO (-5): Input/output error, already reported at src/main.rs:17:5`), so `main` does
+    /// not print it twice.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.report(), f)
+        if !self.was_reported() {
+            return fmt::Display::fmt(&self.report(), f);
+        }
+        let code = self.code();
+        write!(
+            f,
+            "{:?} ({}): {}, ",
+            code,
+            code.to_errno(),
+            code.description()
+        )?;
+        match self.reported_at() {
+            Some(at) => write!(f, "already reported at {at}"),
+            None => write!(f, "already reported (origin {})", self.origin()),
+        }
     }
 }
 
@@ -138,6 +156,7 @@ impl fmt::Display for TrailLine<'_> {
 }
 
 /// Writes the trail on one line; `Ok(false)` when there was nothing to write (no hops).
+#[cfg(any(feature = "std", feature = "tracing"))]
 fn write_trail_line(f: &mut fmt::Formatter<'_>, e: &Error) -> Result<bool, fmt::Error> {
     match e.trail() {
         Ok((hops, total)) => {
@@ -162,6 +181,7 @@ fn write_trail_line(f: &mut fmt::Formatter<'_>, e: &Error) -> Result<bool, fmt::
     }
 }
 
+#[cfg(feature = "std")]
 impl fmt::Display for Story {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let e = &self.0;
@@ -187,21 +207,27 @@ impl fmt::Display for Story {
     }
 }
 
+#[cfg(feature = "std")]
 impl fmt::Debug for Story {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
 }
 
+#[cfg(feature = "std")]
 impl core::error::Error for Story {}
 
 impl core::error::Error for Error {
-    /// The rest of the story (the function that made the error and its trail, on one line), so
-    /// that error-chain printers that know nothing of errtrace (anyhow's `{:#}` and `{:?}`,
-    /// `Box<dyn Error>`, an `io::Error` carrying it) print the trail too. Printing it counts as
-    /// reporting the error, like `{:#}`.
+    /// With `std`: the rest of the story (the function that made the error and its trail, on
+    /// one line), so that error-chain printers that know nothing of errtrace (anyhow's `{:#}`
+    /// and `{:?}`, `Box<dyn Error>`, an `io::Error` carrying it) print the trail too. Printing it
+    /// counts as reporting the error, like `{:#}`. Without `std` (the kernel, where nothing
+    /// walks error chains): `None`, to keep the code small.
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        Some(Story::of(self))
+        #[cfg(feature = "std")]
+        return Some(Story::of(self));
+        #[cfg(not(feature = "std"))]
+        None
     }
 }
 
@@ -286,12 +312,12 @@ impl fmt::Display for Record<'_> {
             RecordKind::AlreadyReported => {
                 write!(
                     f,
-                    "{}: returning {:?} ({}), already reported (origin {})",
+                    "{}: returning {:?} ({}), ",
                     self.boundary.unwrap_or("boundary"),
                     code,
                     code.to_errno(),
-                    self.error.map_or(*self.at, |e| e.origin())
                 )?;
+                self.write_earlier(f)?;
                 if self.flags & flags::TRAIL != 0 {
                     self.full(f)?;
                 }
@@ -311,13 +337,23 @@ impl fmt::Display for Record<'_> {
                 write!(f, "{:?} ({}) dropped unhandled:", code, code.to_errno())?;
                 self.full(f)
             }
-            RecordKind::Unexpected => {
-                f.write_str("should not fail: ")?;
+            RecordKind::Unexpected | RecordKind::Fallback => {
+                if self.kind == RecordKind::Unexpected {
+                    f.write_str("should not fail: ")?;
+                }
                 if let Some(m) = self.message {
                     f.write_fmt(m)?;
                     f.write_str(": ")?;
                 }
-                write!(f, "{:?} ({}):", code, code.to_errno())?;
+                write!(f, "{:?} ({})", code, code.to_errno())?;
+                if self.kind == RecordKind::Fallback {
+                    f.write_str(", using the fallback")?;
+                }
+                if self.already_reported.is_some() {
+                    f.write_str("; ")?;
+                    return self.write_earlier(f);
+                }
+                f.write_str(":")?;
                 self.full(f)
             }
             RecordKind::Suppressed => {
@@ -338,6 +374,16 @@ impl fmt::Display for Record<'_> {
 }
 
 impl Record<'_> {
+    /// "already reported at X" (or "already reported (origin X)" when the place is unknown).
+    fn write_earlier(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let origin = self.error.map_or(*self.at, |e| e.origin());
+        match self.already_reported {
+            Some(at) if at.line != 0 => write!(f, "already reported at {at}"),
+            Some(_) => write!(f, "already reported (origin {origin})"),
+            None => write!(f, "held back by its policy (origin {origin})"),
+        }
+    }
+
     fn full(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(e) = self.error {
             e.mark_reported();

@@ -27,6 +27,11 @@
 //! let _ = errtrace::sink::set_sink(&SINK);
 //! ```
 
+#[cfg(not(loom))]
+mod deliver;
+#[cfg(all(feature = "std", not(loom)))]
+pub use deliver::{nested_records, sink_panics};
+
 use crate::code::Code;
 use crate::error::Error;
 use crate::raw::SetOnce;
@@ -70,14 +75,19 @@ pub enum RecordKind {
     Logged,
     /// An unreported error reached a boundary: full report.
     Boundary,
-    /// A boundary saw an error that was already reported (debug level).
+    /// A boundary saw an error that was already reported, or held back by its policy (debug
+    /// level, with `+p` on the boundary's site).
     AlreadyReported,
     /// An error was dropped unhandled: full report.
     Unhandled,
     /// A rate-limit window closed with `suppressed` messages held back.
     Suppressed,
-    /// Something that "should not fail" failed (the replacement for `.expect()`): full report.
+    /// Something that "should not fail" failed (the replacement for `.expect()`): full report,
+    /// or one line when the error was already reported.
     Unexpected,
+    /// An error was replaced by a fallback value (`.or_log()`, warning level): full report, or
+    /// one line when the error was already reported.
+    Fallback,
     /// A fail point injected a fault (one line at the fail point, like the kernel's
     /// `FAULT_INJECTION: forcing a failure`). The injected error itself is not marked as
     /// reported: it goes on to be handled, logged or reported like any other.
@@ -108,6 +118,11 @@ pub struct Record<'a> {
     pub suppressed: u32,
     /// For boundary records: the boundary's name.
     pub boundary: Option<&'a str>,
+    /// For [`RecordKind::AlreadyReported`], [`RecordKind::Unexpected`] and
+    /// [`RecordKind::Fallback`]: the error was reported before, at this place (where its
+    /// creator or a `.log()` printed it; `<unknown>` when only its report was formatted). Text
+    /// sinks then print one line pointing there instead of the report again.
+    pub already_reported: Option<&'a Origin>,
 }
 
 /// A message about an error, written only when a record is emitted.
@@ -135,6 +150,11 @@ impl fmt::Display for Rendered<'_> {
 
 /// Receives records. Implementations must not block for long and must not allocate if they are
 /// to be used in atomic context.
+///
+/// With `std`, errors made while a sink runs (by the sink or code it calls) are recorded but
+/// their records are not emitted ([`nested_records`] counts them), and a sink that panics loses
+/// that record, not the program ([`sink_panics`]). Without `std`, a sink must not make errors
+/// that log: there is no thread-local storage to tell such a nested call apart.
 pub trait Sink: Sync {
     /// Handles one record.
     fn emit(&self, record: &Record<'_>);
@@ -180,11 +200,11 @@ fn overflow_notice() {
 #[cfg(not(loom))]
 fn emit_now(record: &Record<'_>) {
     match SINK.get() {
-        Some(s) => s.emit(record),
+        Some(s) => deliver::deliver(s, record),
         // With std and no sink set: standard error. Without std: nothing prints (the recorder
         // and the counters still have everything).
         #[cfg(feature = "std")]
-        None => StderrSink.emit(record),
+        None => deliver::deliver(&StderrSink, record),
         #[cfg(not(feature = "std"))]
         None => {}
     }

@@ -1,7 +1,9 @@
 //! Extension methods on `Result`: record hops, add context, log once, and the non-panicking
 //! replacement for `.expect()`.
 
+use crate::emit::Unexpected;
 use crate::error::{Error, Result};
+use crate::raw::LOGGED_HERE;
 use crate::sink::{ErrorMessage, RecordKind};
 use core::fmt;
 use core::panic::Location;
@@ -165,7 +167,12 @@ impl<T> ResultExt<T> for Result<T> {
     fn not_expected(self, why: &'static str) -> Result<T> {
         match self {
             Ok(v) => Ok(v),
-            Err(e) => Err(unexpected(e, Location::caller(), why)),
+            Err(e) => Err(unexpected(
+                e,
+                Location::caller(),
+                why,
+                Unexpected::NotExpected,
+            )),
         }
     }
 
@@ -175,7 +182,7 @@ impl<T> ResultExt<T> for Result<T> {
         match self {
             Ok(v) => v,
             Err(e) => {
-                unexpected(e, Location::caller(), why).dispose();
+                unexpected(e, Location::caller(), why, Unexpected::Fallback).dispose();
                 fallback
             }
         }
@@ -203,16 +210,26 @@ fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessag
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
+    if e.was_reported() {
+        e.hop_at(loc, Some(LOGGED_HERE));
+    }
     core::mem::ManuallyDrop::into_inner(e)
 }
 
 #[inline(never)]
-fn unexpected(e: Error, loc: &'static Location<'static>, why: &'static str) -> Error {
+fn unexpected(
+    e: Error,
+    loc: &'static Location<'static>,
+    why: &'static str,
+    how: Unexpected,
+) -> Error {
     // Not dropped if the sink panics (see `boundary`).
     let mut e = core::mem::ManuallyDrop::new(e);
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
-    crate::emit::unexpected_at(&mut e, site, loc, why);
+    if crate::emit::unexpected_at(&mut e, site, loc, why, how) {
+        e.hop_at(loc, Some(LOGGED_HERE));
+    }
     core::mem::ManuallyDrop::into_inner(e)
 }
 

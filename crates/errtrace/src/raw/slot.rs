@@ -37,13 +37,30 @@ pub struct Hop {
     pub message: Option<&'static str>,
 }
 
+/// The message of the hop that `.log()`, `.not_expected()` and `.or_log()` record where they
+/// print the error: the trail says where it was reported.
+pub(crate) static LOGGED_HERE: &str = "logged here";
+
+impl Hop {
+    /// Whether this hop is where the error was printed (by `.log()`, `.log_with()`,
+    /// `.not_expected()` or `.or_log()`); its message is then `"logged here"`.
+    pub fn is_where_logged(&self) -> bool {
+        self.message.is_some_and(|m| {
+            core::ptr::eq(m.as_ptr(), LOGGED_HERE.as_ptr()) && m.len() == LOGGED_HERE.len()
+        })
+    }
+}
+
 impl core::fmt::Display for Hop {
-    /// `src/sensor.rs:88:9 "reading chip id"`.
+    /// `src/sensor.rs:88:9 "reading chip id"`; where the error was printed,
+    /// `src/main.rs:17:5 (logged here)`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let l = self.location;
         write!(f, "{}:{}:{}", l.file(), l.line(), l.column())?;
-        if let Some(m) = self.message {
-            write!(f, " \"{m}\"")?;
+        match self.message {
+            Some(m) if self.is_where_logged() => write!(f, " ({m})")?,
+            Some(m) => write!(f, " \"{m}\"")?,
+            None => {}
         }
         Ok(())
     }
@@ -363,6 +380,8 @@ pub(crate) struct Trail<'a, T: Sync + 'static, const H: usize> {
 impl<T: Sync + 'static, const H: usize> Iterator for Trail<'_, T, H> {
     type Item = Hop;
 
+    // One copy for every reader of a trail (reports, dumps, probes): not inlined.
+    #[inline(never)]
     fn next(&mut self) -> Option<Hop> {
         if self.next >= self.end {
             return None;
