@@ -24,8 +24,9 @@
 //! [`STANDING_BYTES`], and an input that would not fit is rejected whole, with an error.
 //!
 //! Sources of queries: this API; with `std`, the `ERRTRACE` environment variable and the file
-//! named by `ERRTRACE_FILE`, read once when the first site appears ([`init_from_env`] does it
-//! explicitly); in the Linux kernel module, its `ctl=` parameter and debugfs file.
+//! named by `ERRTRACE_FILE`, read once by [`crate::init`] or [`init_from_env`], or else by the
+//! first [`apply`] or [`list`] (never while an error is being made); in the Linux kernel
+//! module, its `ctl=` parameter and debugfs file.
 //!
 //! # Flags
 //!
@@ -87,9 +88,12 @@ pub fn site_count() -> usize {
     crate::site::count()
 }
 
-/// Locations that found the pool of location sites full (they share the site
-/// `<location sites overflow>`, which is listed and reachable by queries; their errors still
-/// report their exact origin).
+/// How many times a location found the pool of location sites full: one count per error made
+/// (or per `.log()` or boundary passed) at a location without an entry of its own. Such
+/// locations share the site `<location sites overflow>`, which is listed and reachable by
+/// queries; their errors still report their exact origin. Distinct locations are not counted
+/// (telling them apart would need the storage that was full); a warning record reports the
+/// first overflow once. Raise `ERRTRACE_LOCATION_SITES` when this is not 0.
 ///
 /// # Examples
 ///

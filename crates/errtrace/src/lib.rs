@@ -135,6 +135,8 @@ mod interop;
 #[cfg(not(loom))]
 mod lifecycle;
 mod macros;
+#[cfg(not(loom))]
+mod make;
 pub mod platform;
 pub mod policy;
 #[cfg(not(loom))]

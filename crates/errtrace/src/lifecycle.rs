@@ -2,7 +2,7 @@
 //! belongs to a site. Storage layer (it writes the [`site`](crate::site) counters and the
 //! [`recorder`](crate::recorder)).
 
-use crate::code::{Code, InvalidErrno};
+use crate::code::Code;
 use crate::counters::Count;
 use crate::error::{Error, Result, HOPPED, LOGGED, PRINTED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
@@ -13,49 +13,6 @@ use core::num::NonZeroU64;
 use core::panic::Location;
 
 impl Error {
-    /// Makes an error with `code`, recording the caller's location as its origin.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let e = errtrace::Error::new(errtrace::code::ENOMEM);
-    /// assert_eq!(e.origin().line, line!() - 1);
-    /// e.handled();
-    /// ```
-    #[track_caller]
-    #[inline]
-    pub fn new(code: Code) -> Error {
-        Error::at_location(code, Location::caller())
-    }
-
-    /// Makes an error from an errno in the kernel's negative convention or positive.
-    ///
-    /// # Errors
-    ///
-    /// [`InvalidErrno`] for 0 or a magnitude above 4095: never silently `EINVAL`.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use errtrace::{code, Error};
-    /// let e = Error::from_errno(-5).unwrap();
-    /// assert_eq!(e.code(), code::EIO);
-    /// e.handled();
-    /// assert!(Error::from_errno(0).is_err());
-    /// ```
-    #[track_caller]
-    #[inline]
-    pub fn from_errno(errno: i32) -> core::result::Result<Error, InvalidErrno> {
-        let code = Code::from_errno(errno)?;
-        Ok(Error::at_location(code, Location::caller()))
-    }
-
-    /// Makes an error whose origin is `loc`.
-    #[inline]
-    pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
-        Error::make(code, crate::site::at_location(loc), Some(loc))
-    }
-
     /// Used by the macros: makes an error at a static site.
     #[doc(hidden)]
     #[inline]
@@ -64,7 +21,11 @@ impl Error {
     }
 
     #[inline]
-    fn make(code: Code, site: SiteRef, loc: Option<&'static Location<'static>>) -> Error {
+    pub(crate) fn make(
+        code: Code,
+        site: SiteRef,
+        loc: Option<&'static Location<'static>>,
+    ) -> Error {
         let st = site.state();
         let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();

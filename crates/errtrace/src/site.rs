@@ -18,7 +18,9 @@
 //!   even under a race). When the pool is full, further locations share one *overflow site*,
 //!   listed as `<location sites overflow>` and reachable by queries (`file <location*`); the
 //!   error still reports its exact origin (the flight recorder keeps the location), and
-//!   [`overflowed()`] counts the locations that found the pool full.
+//!   [`overflowed()`] counts the lookups that found the pool full: one per error made (or per
+//!   `.log()` or boundary passed) at a location without an entry of its own. It does not count
+//!   distinct locations: telling them apart would need the storage that was full.
 //!
 //! Each site gets a 16-bit id when it is linked (the id an [`Error`](crate::Error) carries and
 //! the probes report).
@@ -697,11 +699,9 @@ pub(crate) fn overflow_origin() -> Origin {
     Origin::from_site(&OVERFLOW)
 }
 
-/// Locations that found the location-site pool full (they share the site
+/// Lookups that found the location-site pool full: one per error made (or `.log()` or
+/// boundary passed) at a location without an entry (such locations share the site
 /// `<location sites overflow>`; their errors still report their exact origin).
-///
-/// # Examples
-///
 #[cfg(not(loom))]
 pub(crate) fn overflowed() -> u32 {
     LOCATIONS.overflowed()
@@ -845,6 +845,25 @@ mod tests {
         assert!(all().any(|x| x == s), "the overflow site is listed");
         assert!(take_overflow_notice());
         assert!(!take_overflow_notice(), "reported once");
+    }
+
+    /// The overflow count is per lookup, as documented (issue 11, item 9: the documentation
+    /// said "locations" while the count was per error).
+    #[test]
+    fn overflow_counts_lookups_not_locations() {
+        static LIST: SiteList = SiteList::new();
+        static POOL: LocationPool<1> = LocationPool::new();
+        let a = Location::caller();
+        let b = other_location();
+        assert!(POOL.intern(a, &LIST).is_some());
+        assert!(POOL.intern(b, &LIST).is_none());
+        assert!(POOL.intern(b, &LIST).is_none());
+        assert_eq!(POOL.overflowed(), 2, "two lookups of one location");
+    }
+
+    #[track_caller]
+    fn other_location() -> &'static Location<'static> {
+        Location::caller()
     }
 
     #[test]

@@ -360,3 +360,53 @@ fn standing_code_queries_reach_new_sites() {
         "{lines:#?}"
     );
 }
+
+fn quiet_new() -> errtrace::Result {
+    Err(errtrace::Error::new(errtrace::code::EAGAIN))
+}
+
+/// `+p` on the site of an `Error::new` location prints every error made there (issue 11,
+/// item 4: before, only `err!` sites printed; `Error::new`, `Err(CODE)?` and foreign `?`
+/// conversions stayed silent with `+p`).
+#[test]
+fn plus_p_makes_an_error_new_location_print() {
+    setup();
+    let e = quiet_new().unwrap_err();
+    let line = e.origin().line;
+    e.handled();
+    assert!(CAPTURE.take().is_empty(), "quiet by default");
+    let q = format!("file test_control.rs line {line} +p");
+    assert_eq!(control::apply(&q).unwrap().matched, 1);
+    quiet_new().unwrap_err().handled();
+    quiet_new().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert!(
+        lines[0].text.starts_with(&format!(
+            "EAGAIN (-11) at crates/errtrace/tests/test_control.rs:{line}:"
+        )),
+        "{}",
+        lines[0].text
+    );
+    control::apply(&format!("file test_control.rs line {line} -p")).unwrap();
+}
+
+fn makes_esrmnt() -> errtrace::Result {
+    Err(errtrace::Error::new(errtrace::code::ESRMNT))
+}
+
+/// A standing `code` query reaches an `Error::new` location when it first fires with that code
+/// (issue 11, item 4, for location sites).
+#[test]
+fn standing_code_queries_reach_new_locations() {
+    setup();
+    control::apply("code ESRMNT +p").unwrap();
+    makes_esrmnt().unwrap_err().handled();
+    let lines = CAPTURE.take();
+    assert!(
+        lines.iter().any(|l| l
+            .text
+            .starts_with("ESRMNT (-69) at crates/errtrace/tests/test_control.rs:")),
+        "{lines:#?}"
+    );
+}

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("policy::ratelimit", 2),
     // emission
     ("emit", 3),
+    ("make", 3),
     ("sink", 3),
     ("report", 3),
     // control/boundary and the public facade
