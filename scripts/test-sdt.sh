@@ -18,6 +18,20 @@ for name in error hop; do
 done
 echo "readelf: stapsdt notes errtrace:error and errtrace:hop present"
 
+# Every errtrace note must point into .text: a probe inlined into a function the linker
+# discarded leaves a note at an address of nothing, where a tracer would write its breakpoint.
+text_start=$((16#$(readelf -SW "$bin" | awk '$2 == ".text" { print $4 }')))
+bad=0 count=0
+while read -r loc; do
+    count=$((count + 1))
+    if (( 16#${loc#0x} < text_start )); then bad=$((bad + 1)); fi
+done < <(grep -A2 "Provider: errtrace" <<<"$notes" | grep -o 'Location: 0x[0-9a-f]*' | cut -d' ' -f2)
+if (( bad > 0 || count != 2 )); then
+    echo "test-sdt: $count errtrace notes, $bad outside .text (want one each for error and hop, in .text)" >&2
+    exit 1
+fi
+echo "readelf: one note each, both in .text"
+
 check_probe() {
     local probe="$1"
     local out
@@ -41,4 +55,4 @@ check_probe() {
 }
 check_probe error
 check_probe hop
-echo "test-sdt: 3 passed, 0 failed"
+echo "test-sdt: 4 passed, 0 failed"

@@ -7,7 +7,8 @@
 //! - `errtrace:hop` at every recorded hop, with `(code: u16, site: u32, seq: u32,
 //!   file: *const u8, line: u32)` of the hop's location.
 //!
-//! With no tracer attached each probe is a single `nop`. `file` points to the file name's
+//! With no tracer attached each probe is a single `nop` (behind one call: both probes live in one
+//! function that is never inlined, so each has exactly one note in a linked function). `file` points to the file name's
 //! bytes, which are not NUL-terminated in Rust: read them with the length you know or up to
 //! `.rs`. For example, with bpftrace:
 //!
@@ -27,8 +28,7 @@ use core::panic::Location;
 #[inline(always)]
 pub(crate) fn error(code: Code, site: SiteRef, id: u32, seq: u32) {
     let o = site.origin();
-    let (file, line) = (o.file.as_ptr(), o.line);
-    probe::probe!(errtrace, error, code.get(), id, seq, file, line);
+    fire(false, code.get(), id, seq, o.file.as_ptr(), o.line);
 }
 
 #[cfg(not(all(feature = "sdt", not(loom))))]
@@ -38,17 +38,23 @@ pub(crate) fn error(_code: Code, _site: SiteRef, _id: u32, _seq: u32) {}
 #[cfg(all(feature = "sdt", not(loom)))]
 #[inline(always)]
 pub(crate) fn hop(code: Code, site: u32, seq: u32, at: &'static Location<'static>) {
-    probe::probe!(
-        errtrace,
-        hop,
-        code.get(),
-        site,
-        seq,
-        at.file().as_ptr(),
-        at.line()
-    );
+    fire(true, code.get(), site, seq, at.file().as_ptr(), at.line());
 }
 
 #[cfg(not(all(feature = "sdt", not(loom))))]
 #[inline(always)]
 pub(crate) fn hop(_code: Code, _site: u32, _seq: u32, _at: &'static Location<'static>) {}
+
+/// Both probes, in one function that is never inlined: each probe has exactly one note, in
+/// code that every program making an error links. (A probe inlined into a function the linker
+/// then discards leaves its note behind with an address of nothing; a tracer attaching there
+/// writes its breakpoint at a bogus address.)
+#[cfg(all(feature = "sdt", not(loom)))]
+#[inline(never)]
+fn fire(hop: bool, code: u16, site: u32, seq: u32, file: *const u8, line: u32) {
+    if hop {
+        probe::probe!(errtrace, hop, code, site, seq, file, line);
+    } else {
+        probe::probe!(errtrace, error, code, site, seq, file, line);
+    }
+}
