@@ -34,6 +34,9 @@ BIG_FRAME_FUNCS=(
     '^errtrace::control::(on_new_site|matches|act)(::|$)'
     '^errtrace::recorder::(dump|for_each|write_event)(::|$)'
     '^<?errtrace::recorder::Recorder<[^>]*>>?::for_each(::|$)'
+    # std only: formats a foreign error's text (`?` on a ParseIntError…) into a bounded
+    # 256-byte stack buffer, so that formatting never allocates.
+    '^errtrace::interop::keep_text(::|$)'
 )
 TOP=15                 # how many of the largest frames to print
 # -------------------------------------------------------------------------------------------------

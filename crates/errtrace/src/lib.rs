@@ -131,7 +131,7 @@ mod error;
 #[cfg(not(loom))]
 pub mod fault;
 #[cfg(not(loom))]
-mod interop;
+pub mod interop;
 #[cfg(not(loom))]
 mod lifecycle;
 mod macros;
@@ -158,6 +158,8 @@ mod unrecorded;
 pub use boundary::{boundary, boundary_errno};
 #[cfg(not(loom))]
 pub use error::{Error, Result};
+#[cfg(not(loom))]
+pub use interop::WithCode;
 #[cfg(not(loom))]
 pub use report::Report;
 pub use site::Origin;

@@ -92,6 +92,33 @@ impl Error {
         }
     }
 
+    /// With `std`: the text of the foreign error this error was converted from
+    /// (`invalid digit found in string` for a `ParseIntError`, the message of an `io::Error`),
+    /// up to 256 bytes; `None` for an error made from a code, or one the recorder had no slot
+    /// for. Reports print it on a `detail:` line.
+    ///
+    /// ```
+    /// fn parse(s: &str) -> errtrace::Result<u32> {
+    ///     Ok(s.parse::<u32>()?)
+    /// }
+    /// let e = parse("12x").unwrap_err();
+    /// assert_eq!(e.code(), errtrace::code::EINVAL);
+    /// assert_eq!(e.detail(), Some("invalid digit found in string"));
+    /// e.handled();
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn detail(&self) -> Option<&str> {
+        self.seq().and_then(|seq| RECORDER.detail_owned(seq))
+    }
+
+    /// Keeps `text` as the error's detail (the foreign error's text).
+    #[cfg(feature = "std")]
+    pub(crate) fn set_detail(&mut self, text: &str) {
+        if let Some(seq) = self.seq() {
+            RECORDER.set_detail_owned(seq, text);
+        }
+    }
+
     /// This error's event in the flight recorder: its trail.
     ///
     /// # Errors

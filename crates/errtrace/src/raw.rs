@@ -11,6 +11,8 @@
 //!
 //! These cells are exercised under valgrind's memcheck by the CI (see `.ci/run`).
 
+#[cfg(all(feature = "std", not(loom)))]
+pub(crate) mod detail;
 pub(crate) mod slot;
 
 pub use slot::Hop;

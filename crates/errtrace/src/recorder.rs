@@ -327,6 +327,21 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
+    /// Keeps the foreign error's text for the live event `seq` (owner only).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn set_detail_owned(&self, seq: u32, text: &str) {
+        if let Some(slot) = self.slot(seq) {
+            slot.set_detail_owned(text);
+        }
+    }
+
+    /// The foreign error's text of the live event `seq`. Owner only, through a borrow of the
+    /// error: the result must not outlive that borrow (see `Error::detail`).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn detail_owned(&self, seq: u32) -> Option<&str> {
+        self.slot(seq)?.detail_owned()
+    }
+
     /// Marks the live event `seq` as reported.
     #[inline]
     pub(crate) fn mark_reported(&self, seq: u32) {
@@ -600,6 +615,27 @@ mod tests {
             R.release_owned(n);
         }
         assert_eq!(R.read(s).unwrap_err(), Missing::Overwritten { newer: 4 });
+    }
+
+    /// A detail lives as long as its event's error, and a new event in the slot starts
+    /// without one (the claimer frees the old text).
+    #[cfg(feature = "std")]
+    #[test]
+    fn detail_is_freed_when_the_slot_is_claimed_again() {
+        static R: Recorder<1, 2, 2, 2> = Recorder::new();
+        let s = R.claim(ev(0)).unwrap();
+        R.set_detail_owned(s, "invalid digit found in string");
+        assert_eq!(R.detail_owned(s), Some("invalid digit found in string"));
+        R.release_owned(s);
+        for _ in 0..2 {
+            let n = R.claim(ev(0)).unwrap();
+            assert_eq!(
+                R.detail_owned(n),
+                None,
+                "no stale text from an earlier event"
+            );
+            R.release_owned(n);
+        }
     }
 
     #[test]

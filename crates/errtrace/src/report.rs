@@ -70,6 +70,10 @@ fn write_origin(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result 
     if let Some(func) = origin.function {
         write!(f, " in {func}")?;
     }
+    #[cfg(feature = "std")]
+    if let Some(detail) = e.detail() {
+        write!(f, "\n{indent}detail: {detail}")?;
+    }
     Ok(())
 }
 
@@ -187,6 +191,12 @@ impl fmt::Display for Story {
         let e = &self.0;
         e.mark_reported();
         let func = e.origin().function;
+        if let Some(detail) = e.detail() {
+            write!(f, "{detail}")?;
+            if func.is_some() || e.trail().is_ok() {
+                f.write_str("; ")?;
+            }
+        }
         let recorded = e.trail().is_ok();
         let has_trail = !matches!(e.trail(), Ok((_, 0)));
         if let Some(func) = func {

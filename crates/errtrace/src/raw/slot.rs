@@ -139,6 +139,9 @@ pub(crate) struct Slot<T: Sync + 'static, const H: usize> {
     site: AtomicRef<T>,
     loc: AtomicRef<Location<'static>>,
     hops: [HopCell; H],
+    /// With `std`: the foreign error's text (owner only; freed by the next claimer).
+    #[cfg(all(feature = "std", not(loom)))]
+    detail: super::detail::DetailCell,
 }
 
 impl<T: Sync + 'static, const H: usize> Slot<T, H> {
@@ -151,6 +154,8 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             site: AtomicRef::none(),
             loc: AtomicRef::none(),
             hops: [const { HopCell::new() }; H],
+            #[cfg(feature = "std")]
+            detail: super::detail::DetailCell::new(),
         }
     }
 
@@ -183,6 +188,10 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         }
         // Make BUSY visible before any field changes (the seqlock writer's fence).
         fence(Ordering::Release);
+        // The previous event's text: its error is gone (the slot was not live) and this claimer
+        // owns the slot now.
+        #[cfg(all(feature = "std", not(loom)))]
+        self.detail.free();
         self.code.store(fill.code, Ordering::Relaxed);
         self.cpu.store(fill.cpu, Ordering::Relaxed);
         self.site.store(Some(fill.site), Ordering::Relaxed);
@@ -228,6 +237,22 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
     pub(crate) fn release_owned(&self) {
         let st = self.state.load(Ordering::Relaxed);
         self.state.store(st & !LIVE, Ordering::Release);
+    }
+
+    /// Keeps the foreign error's text for the live event (owner only).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn set_detail_owned(&self, text: &str) {
+        self.detail.set(text);
+    }
+
+    /// The foreign error's text of the live event, for as long as the caller's borrow of its
+    /// error (owner only: the caller holds the error that owns this slot).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn detail_owned(&self) -> Option<&str> {
+        // SAFETY: the caller owns the slot (this is only reached through a live `&Error`, whose
+        // slot no claimer takes while it lives), and `set_detail_owned` needs the error's
+        // `&mut`, which cannot coexist with the borrow the result is tied to at the caller.
+        unsafe { self.detail.get() }
     }
 
     /// Marks the live event `tag` as reported.
