@@ -2,17 +2,26 @@
 //!
 //! Use it through the `errtrace` crate (`errtrace::trace`), which documents it with examples.
 //!
-//! The attribute rewrites each `expr?` in the function's own body into
+//! The attribute declares, at the top of the body, a marker whose type is the function's return
+//! type (`let __errtrace_ret = Ret::new(); if false { return __errtrace_ret.unify(); }`), and
+//! rewrites each `expr?` of the function's own body into
 //!
 //! ```text
-//! { use errtrace::__private::HopOther as _; errtrace::__private::Hop(expr).__errtrace_hop() }?
+//! (&__errtrace_ret).__errtrace_q(expr)?
 //! ```
 //!
-//! where `__errtrace_hop` is chosen at compile time: for `errtrace::Result` an inherent method
-//! (which Rust picks before any trait method) records a hop at the `?`'s location (the call
-//! carries the `?` token's span, and the method is `#[track_caller]`); for any other type
-//! (`Option`, a foreign `Result`) the `HopOther` trait hands the value back. The success path
-//! only tests the result; the hop is written out of line, on `Err`.
+//! where `__errtrace_q` is chosen at compile time by the *function's* return type: when it is
+//! an `errtrace::Result`, the `TraceErrtrace` method (whose receiver needs no extra `&`, so
+//! Rust picks it first) converts the error with `From` as `?` would, then records a hop at the
+//! `?`'s location (the call carries the `?` token's span, and the method is
+//! `#[track_caller]`); otherwise `TraceOther` hands `expr` back. Converting first means the
+//! operand's type may still be inferred later (`Ok(n.try_into()?)`): every `?` that compiles
+//! without the attribute compiles with it. The success path only tests the result; the hop is
+//! written out of line, on `Err`.
+//!
+//! A function whose return type contains `impl Trait` (or is `const`) keeps the older rewrite,
+//! by the operand's type: `{ Hop(expr).__errtrace_hop() }?`, an inherent method for an
+//! `errtrace::Result` operand and the `HopOther` trait for anything else.
 //!
 //! Not rewritten: `?` inside nested closures, `async` blocks and nested items (they return
 //! elsewhere), and inside macro invocations (their tokens are opaque to the attribute).
@@ -36,11 +45,13 @@ pub fn trace(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed: Result<FnLike, syn::Error> = syn::parse(item.clone());
     match parsed {
         Ok(FnLike::Free(mut f)) => {
-            Rewriter.visit_block_mut(&mut f.block);
+            rewrite(&f.sig, &mut f.block);
+            f.attrs.push(allow_rewrite_lints());
             quote::quote!(#f).into()
         }
         Ok(FnLike::Method(mut f)) => {
-            Rewriter.visit_block_mut(&mut f.block);
+            rewrite(&f.sig, &mut f.block);
+            f.attrs.push(allow_rewrite_lints());
             quote::quote!(#f).into()
         }
         Err(_) => {
@@ -77,7 +88,53 @@ impl syn::parse::Parse for FnLike {
     }
 }
 
-struct Rewriter;
+/// Rewrites the `?`s of a function's body. With a return type written out (no `impl Trait` in
+/// it, not `const`), each `?` converts by the function's own error type (`Ret`); otherwise by
+/// the operand's type (`Hop`).
+fn rewrite(sig: &syn::Signature, block: &mut syn::Block) {
+    let by_return = match &sig.output {
+        syn::ReturnType::Type(_, ty) => !mentions_impl_trait(ty) && sig.constness.is_none(),
+        syn::ReturnType::Default => false,
+    };
+    Rewriter { by_return }.visit_block_mut(block);
+    if by_return {
+        let prologue: syn::Block = syn::parse_quote! {{
+            #[allow(unused_imports)]
+            use ::errtrace::__private::{TraceErrtrace as _, TraceOther as _};
+            let __errtrace_ret = ::errtrace::__private::Ret::new();
+            #[allow(unreachable_code, clippy::diverging_sub_expression)]
+            if false {
+                return __errtrace_ret.unify();
+            }
+        }};
+        let mut stmts = prologue.stmts;
+        stmts.append(&mut block.stmts);
+        block.stmts = stmts;
+    }
+}
+
+/// Clippy's `needless_question_mark` sees `Ok(x.try_into()?)` after the rewrite (which converts
+/// before the `?`) as `Ok(Ok-typed?)`; the `?` is needed in the code as written.
+fn allow_rewrite_lints() -> syn::Attribute {
+    syn::parse_quote!(#[allow(clippy::needless_question_mark)])
+}
+
+/// Whether `ty` contains `impl Trait` (whose hidden type the prologue must not pin).
+fn mentions_impl_trait(ty: &syn::Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.0 = true;
+        }
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_type(&mut f, ty);
+    f.0
+}
+
+struct Rewriter {
+    by_return: bool,
+}
 
 impl VisitMut for Rewriter {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
@@ -89,12 +146,24 @@ impl VisitMut for Rewriter {
                 let span = t.question_token.span;
                 let inner = &t.expr;
                 let q = &t.question_token;
-                let new: Expr = syn::parse_quote_spanned! {span=>
-                    {
-                        #[allow(unused_imports)]
-                        use ::errtrace::__private::HopOther as _;
-                        ::errtrace::__private::Hop(#inner).__errtrace_hop()
-                    } #q
+                let new: Expr = if self.by_return {
+                    // `(&ret).__errtrace_q(x)` resolves to `TraceErrtrace` when the function
+                    // returns an `errtrace::Result` (its receiver needs no extra `&`), else to
+                    // `TraceOther`, which hands `x` back. The marker's name has the prologue's
+                    // span (a `?` written by a `macro_rules!` macro has that macro's hygiene);
+                    // the call has the `?`'s, for `#[track_caller]`.
+                    let ret = syn::Ident::new("__errtrace_ret", Span::call_site());
+                    syn::parse_quote_spanned! {span=>
+                        (&#ret).__errtrace_q(#inner) #q
+                    }
+                } else {
+                    syn::parse_quote_spanned! {span=>
+                        {
+                            #[allow(unused_imports)]
+                            use ::errtrace::__private::HopOther as _;
+                            ::errtrace::__private::Hop(#inner).__errtrace_hop()
+                        } #q
+                    }
                 };
                 *expr = new;
             }

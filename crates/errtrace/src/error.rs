@@ -14,7 +14,8 @@ pub(crate) const CODE_MASK: u64 = 0xFFF;
 pub(crate) const LOGGED: u64 = 1 << 12;
 /// The recorder had no free slot: `seq` is meaningless.
 pub(crate) const UNRECORDED: u64 = 1 << 13;
-/// The error took at least one recorded hop (counted at its site when it is released).
+/// The error is released through the slow path: it took a recorded hop (counted at its site
+/// as propagated when it is released), or it keeps a foreign error's text (freed then).
 pub(crate) const HOPPED: u64 = 1 << 14;
 /// A record carrying this error was emitted (by its creator, `.log()`, `.not_expected()` or
 /// `.or_log()`): it was reported. Always set with `LOGGED`.

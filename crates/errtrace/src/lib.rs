@@ -227,6 +227,67 @@ pub mod __private {
         }
     }
 
+    /// A `#[trace]` function's return type `R`, as a type: the attribute declares one at the top
+    /// of the body and ties `R` to the function's return type (`if false { return r.unify() }`),
+    /// so that each `?` can pick its conversion by the *function's* error type, after `From`,
+    /// whatever the operand's type is still to be inferred.
+    pub struct Ret<R>(core::marker::PhantomData<fn() -> R>);
+
+    impl<R> Ret<R> {
+        /// The marker.
+        #[inline(always)]
+        #[allow(clippy::new_without_default)]
+        pub fn new() -> Self {
+            Ret(core::marker::PhantomData)
+        }
+
+        /// Never called (the attribute calls it under `if false`): its type ties `R` to the
+        /// function's return type.
+        #[allow(clippy::empty_loop)]
+        pub fn unify(&self) -> R {
+            loop {}
+        }
+    }
+
+    /// `?` in a function that returns an `errtrace::Result`: converts the operand's error with
+    /// `From` (as `?` would), then records a hop at the `?` unless the error was made right there
+    /// by that conversion (its origin is then the `?`). Chosen by method resolution before
+    /// [`TraceOther`], whose receiver needs one more `&`.
+    pub trait TraceErrtrace {
+        /// The operand, its error converted and hopped.
+        #[track_caller]
+        fn __errtrace_q<U, E>(&self, r: core::result::Result<U, E>) -> crate::Result<U>
+        where
+            crate::Error: From<E>;
+    }
+
+    impl<T> TraceErrtrace for Ret<crate::Result<T>> {
+        #[track_caller]
+        #[inline(always)]
+        fn __errtrace_q<U, E>(&self, r: core::result::Result<U, E>) -> crate::Result<U>
+        where
+            crate::Error: From<E>,
+        {
+            match r {
+                Ok(v) => Ok(v),
+                Err(e) => Err(crate::Error::from(e).hopped_unless_made_at(Location::caller())),
+            }
+        }
+    }
+
+    /// `?` in any other function: the operand untouched.
+    pub trait TraceOther {
+        /// The operand.
+        fn __errtrace_q<X>(&self, x: X) -> X;
+    }
+
+    impl<R> TraceOther for &Ret<R> {
+        #[inline(always)]
+        fn __errtrace_q<X>(&self, x: X) -> X {
+            x
+        }
+    }
+
     #[cfg(feature = "registry")]
     pub use linkme;
 

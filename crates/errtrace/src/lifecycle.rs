@@ -116,6 +116,8 @@ impl Error {
     pub(crate) fn set_detail(&mut self, text: &str) {
         if let Some(seq) = self.seq() {
             RECORDER.set_detail_owned(seq, text);
+            // Released through the slow path, which frees the text.
+            self.set_bits(HOPPED);
         }
     }
 
@@ -228,6 +230,29 @@ impl Error {
             self,
             Error(NonZeroU64::new(inert).unwrap_or(NonZeroU64::MIN)),
         )
+    }
+
+    /// The error with a hop at `location`, unless it was made there (a `?` whose `From` made
+    /// it: its origin is already that place). Out of line, by value in and out.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn hopped_unless_made_at(self, location: &'static Location<'static>) -> Error {
+        let this = ManuallyDrop::new(self);
+        let bits = this.0.get();
+        if bits & UNRECORDED != 0 {
+            return Error(this.0);
+        }
+        let seq = (bits >> SEQ_SHIFT) as u32;
+        // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
+        // down), so one pointer comparison tells.
+        if RECORDER
+            .location_owned(seq)
+            .is_some_and(|l| core::ptr::eq(l, location))
+        {
+            return Error(this.0);
+        }
+        record_hop_inline(bits, location, None);
+        Error(this.0 | HOPPED)
     }
 
     /// Records a hop at `location` with an optional static message.
@@ -357,17 +382,23 @@ fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU6
     bits | HOPPED
 }
 
-/// Releases an unrecorded error (its reported mark, if any, is freed) or one that travelled
-/// (counted at its site).
+/// Releases an unrecorded error (its reported mark, if any, is freed), or one that travelled
+/// (counted at its site) or kept a foreign error's text (freed).
 #[cold]
 #[inline(never)]
 fn release_slow(bits: u64) {
     let seq = (bits >> SEQ_SHIFT) as u32;
-    if bits & UNRECORDED == 0 {
-        RECORDER.release_owned(seq);
-        RECORDER.travelled(seq);
-    } else {
+    if bits & UNRECORDED != 0 {
         MARKS_OF_UNRECORDED.clear(seq);
+        return;
+    }
+    // While still the owner: the text goes before the slot can be claimed again.
+    #[cfg(feature = "std")]
+    RECORDER.free_detail_owned(seq);
+    let hops = RECORDER.trail_owned(seq).1;
+    RECORDER.release_owned(seq);
+    if hops > 0 {
+        RECORDER.travelled(seq);
     }
 }
 

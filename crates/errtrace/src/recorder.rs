@@ -304,6 +304,12 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         origin_of(slot.loc(), slot.site().map(|state| SiteRef { state }))
     }
 
+    /// The exact origin location of the live event `seq`, for location sites (owner only).
+    #[inline]
+    pub(crate) fn location_owned(&self, seq: u32) -> Option<&'static Location<'static>> {
+        self.slot(seq)?.loc()
+    }
+
     /// The CPU that made the live event `seq` (owner only).
     pub(crate) fn cpu_owned(&self, seq: u32) -> Option<u32> {
         Some(self.slot(seq)?.cpu())
@@ -331,7 +337,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     #[cfg(all(feature = "std", not(loom)))]
     pub(crate) fn set_detail_owned(&self, seq: u32, text: &str) {
         if let Some(slot) = self.slot(seq) {
-            slot.set_detail_owned(text);
+            slot.set_detail_owned(seq >> 16, text);
         }
     }
 
@@ -339,7 +345,15 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     /// error: the result must not outlive that borrow (see `Error::detail`).
     #[cfg(all(feature = "std", not(loom)))]
     pub(crate) fn detail_owned(&self, seq: u32) -> Option<&str> {
-        self.slot(seq)?.detail_owned()
+        self.slot(seq)?.detail_owned(seq >> 16)
+    }
+
+    /// Frees the foreign error's text of the live event `seq` (owner only, before releasing).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn free_detail_owned(&self, seq: u32) {
+        if let Some(slot) = self.slot(seq) {
+            slot.free_detail_owned();
+        }
     }
 
     /// Marks the live event `seq` as reported.
@@ -618,7 +632,7 @@ mod tests {
     }
 
     /// A detail lives as long as its event's error, and a new event in the slot starts
-    /// without one (the claimer frees the old text).
+    /// without one, even when the old one was never freed (a leaked error).
     #[cfg(feature = "std")]
     #[test]
     fn detail_is_freed_when_the_slot_is_claimed_again() {

@@ -119,3 +119,66 @@ fn compile_errors() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
 }
+
+// ---- every `?` that compiles without the attribute compiles with it (issue 12, item 3:
+// before, `#[trace]` pinned the operand's error type, and these failed with E0271) ----
+
+#[errtrace::trace]
+fn narrow(len: usize) -> errtrace::Result<u8> {
+    Ok(len.try_into()?)
+}
+
+#[errtrace::trace]
+fn parse_then_narrow(s: &str) -> errtrace::Result<u8> {
+    let n: u32 = s.parse()?;
+    Ok(n.try_into()?)
+}
+
+#[errtrace::trace]
+fn io_result(path: &str) -> std::io::Result<u8> {
+    let n: u32 = path.len().try_into().map_err(std::io::Error::other)?;
+    Ok(u8::try_from(n).map_err(std::io::Error::other)?)
+}
+
+#[errtrace::trace]
+fn generic<E: From<core::num::TryFromIntError>>(n: u32) -> Result<u8, E> {
+    Ok(n.try_into()?)
+}
+
+#[errtrace::trace]
+fn opaque(n: u32) -> errtrace::Result<impl core::fmt::Debug> {
+    let v = leaf()?;
+    Ok(v + n)
+}
+
+#[test]
+fn inferred_operands_compile_and_convert_at_the_question_mark() {
+    let e = narrow(300).unwrap_err();
+    assert_eq!(e.code(), errtrace::code::EINVAL);
+    assert_eq!(e.origin().line, line!() - 30, "origin at the `?`");
+    assert_eq!(e.event().unwrap().hops().count(), 0, "made there: no hop");
+    e.handled();
+    let e = parse_then_narrow("x").unwrap_err();
+    assert_eq!(e.detail(), Some("invalid digit found in string"));
+    e.handled();
+    parse_then_narrow("300").unwrap_err().handled();
+    assert_eq!(parse_then_narrow("7").ok(), Some(7));
+    assert!(io_result("abc").is_ok());
+    let g: Result<u8, core::num::TryFromIntError> = generic(300);
+    assert!(g.is_err());
+    opaque(1).unwrap_err().handled();
+}
+
+#[test]
+fn errtrace_errors_still_hop_at_each_question_mark() {
+    let e = outer().unwrap_err();
+    assert_eq!(e.event().unwrap().hops().count(), 2);
+    e.handled();
+    let e = opaque(1).unwrap_err();
+    assert_eq!(
+        e.event().unwrap().hops().count(),
+        1,
+        "the older rewrite too"
+    );
+    e.handled();
+}

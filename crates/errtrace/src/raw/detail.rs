@@ -2,11 +2,13 @@
 //! (`invalid digit found in string`), kept on the heap beside its recorder slot while the error
 //! lives.
 //!
-//! The slot's owner writes the text right after it claims the slot and reads it through the
-//! error; the next claimer of the slot frees it. Nobody else touches it, so it needs no
-//! protocol beyond the slot's ownership.
+//! The slot's owner writes the text and reads it through the error, and frees it when the error
+//! ends (before it releases the slot). Nobody else touches it, so it needs no protocol beyond
+//! the slot's ownership. The text is stamped with its event's tag: a text left behind by an
+//! error that was leaked (never released) is ignored by the slot's later events and freed by
+//! the next one that keeps a text.
 
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 /// The most bytes of text kept (longer texts are cut at a character boundary).
 pub(crate) const DETAIL_MAX: usize = 256;
@@ -20,6 +22,8 @@ pub(crate) const DETAIL_MAX: usize = 256;
 pub(crate) struct DetailCell {
     ptr: AtomicPtr<u8>,
     len: AtomicUsize,
+    /// The tag of the event the text belongs to.
+    tag: AtomicU32,
 }
 
 impl DetailCell {
@@ -27,12 +31,13 @@ impl DetailCell {
         DetailCell {
             ptr: AtomicPtr::new(core::ptr::null_mut()),
             len: AtomicUsize::new(0),
+            tag: AtomicU32::new(0),
         }
     }
 
-    /// Keeps a copy of `text` (cut to [`DETAIL_MAX`] bytes); the slot's owner only. An
-    /// allocation failure keeps nothing (never a panic or an abort).
-    pub(crate) fn set(&self, text: &str) {
+    /// Keeps a copy of `text` (cut to [`DETAIL_MAX`] bytes) for event `tag`; the slot's owner
+    /// only. An allocation failure keeps nothing (never a panic or an abort).
+    pub(crate) fn set(&self, tag: u32, text: &str) {
         self.free();
         let text = cut(text);
         if text.is_empty() {
@@ -50,6 +55,7 @@ impl DetailCell {
         // `text`.
         unsafe { core::ptr::copy_nonoverlapping(text.as_ptr(), ptr, text.len()) };
         self.len.store(text.len(), Ordering::Relaxed);
+        self.tag.store(tag, Ordering::Relaxed);
         self.ptr.store(ptr, Ordering::Relaxed);
     }
 
@@ -59,9 +65,9 @@ impl DetailCell {
     ///
     /// The caller owns the slot for as long as it holds the result (its error is alive, so no
     /// claimer frees the text) and does not call [`set`](DetailCell::set) meanwhile.
-    pub(crate) unsafe fn get(&self) -> Option<&str> {
+    pub(crate) unsafe fn get(&self, tag: u32) -> Option<&str> {
         let ptr = self.ptr.load(Ordering::Relaxed);
-        if ptr.is_null() {
+        if ptr.is_null() || self.tag.load(Ordering::Relaxed) != tag {
             return None;
         }
         let len = self.len.load(Ordering::Relaxed);
@@ -70,8 +76,7 @@ impl DetailCell {
         Some(unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) })
     }
 
-    /// Frees the text; the slot's owner (or its claimer, which owns it exclusively) only.
-    #[inline]
+    /// Frees the text (whichever event it belongs to); the slot's owner only.
     pub(crate) fn free(&self) {
         let ptr = self.ptr.swap(core::ptr::null_mut(), Ordering::Relaxed);
         if ptr.is_null() {
@@ -106,17 +111,23 @@ mod tests {
     fn set_get_free() {
         let c = DetailCell::new();
         // SAFETY: this test owns the cell.
-        assert_eq!(unsafe { c.get() }, None);
-        c.set("invalid digit found in string");
+        assert_eq!(unsafe { c.get(1) }, None);
+        c.set(1, "invalid digit found in string");
         // SAFETY: as above.
-        assert_eq!(unsafe { c.get() }, Some("invalid digit found in string"));
-        c.set("é".repeat(200).as_str());
+        assert_eq!(unsafe { c.get(1) }, Some("invalid digit found in string"));
         // SAFETY: as above.
-        let cut = unsafe { c.get() }.unwrap();
+        assert_eq!(
+            unsafe { c.get(2) },
+            None,
+            "another event's text is not ours"
+        );
+        c.set(2, "é".repeat(200).as_str());
+        // SAFETY: as above.
+        let cut = unsafe { c.get(2) }.unwrap();
         assert!(cut.len() <= DETAIL_MAX && cut.chars().all(|ch| ch == 'é'));
         c.free();
         // SAFETY: as above.
-        assert_eq!(unsafe { c.get() }, None);
+        assert_eq!(unsafe { c.get(2) }, None);
         c.free();
     }
 }

@@ -139,7 +139,7 @@ pub(crate) struct Slot<T: Sync + 'static, const H: usize> {
     site: AtomicRef<T>,
     loc: AtomicRef<Location<'static>>,
     hops: [HopCell; H],
-    /// With `std`: the foreign error's text (owner only; freed by the next claimer).
+    /// With `std`: the foreign error's text (owner only; freed when its error ends).
     #[cfg(all(feature = "std", not(loom)))]
     detail: super::detail::DetailCell,
 }
@@ -188,10 +188,6 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         }
         // Make BUSY visible before any field changes (the seqlock writer's fence).
         fence(Ordering::Release);
-        // The previous event's text: its error is gone (the slot was not live) and this claimer
-        // owns the slot now.
-        #[cfg(all(feature = "std", not(loom)))]
-        self.detail.free();
         self.code.store(fill.code, Ordering::Relaxed);
         self.cpu.store(fill.cpu, Ordering::Relaxed);
         self.site.store(Some(fill.site), Ordering::Relaxed);
@@ -239,20 +235,26 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.state.store(st & !LIVE, Ordering::Release);
     }
 
-    /// Keeps the foreign error's text for the live event (owner only).
+    /// Keeps the foreign error's text for the live event `tag` (owner only).
     #[cfg(all(feature = "std", not(loom)))]
-    pub(crate) fn set_detail_owned(&self, text: &str) {
-        self.detail.set(text);
+    pub(crate) fn set_detail_owned(&self, tag: u32, text: &str) {
+        self.detail.set(tag, text);
     }
 
-    /// The foreign error's text of the live event, for as long as the caller's borrow of its
-    /// error (owner only: the caller holds the error that owns this slot).
+    /// The foreign error's text of the live event `tag`, for as long as the caller's borrow of
+    /// its error (owner only: the caller holds the error that owns this slot).
     #[cfg(all(feature = "std", not(loom)))]
-    pub(crate) fn detail_owned(&self) -> Option<&str> {
-        // SAFETY: the caller owns the slot (this is only reached through a live `&Error`, whose
-        // slot no claimer takes while it lives), and `set_detail_owned` needs the error's
-        // `&mut`, which cannot coexist with the borrow the result is tied to at the caller.
-        unsafe { self.detail.get() }
+    pub(crate) fn detail_owned(&self, tag: u32) -> Option<&str> {
+        // SAFETY: the caller owns the slot (this is only reached through a live `&Error`, and
+        // only its owner frees the text, when the error ends), and `set_detail_owned` needs the
+        // error's `&mut`, which cannot coexist with the borrow the result is tied to.
+        unsafe { self.detail.get(tag) }
+    }
+
+    /// Frees the foreign error's text (owner only, before it releases the slot).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub(crate) fn free_detail_owned(&self) {
+        self.detail.free();
     }
 
     /// Marks the live event `tag` as reported.
