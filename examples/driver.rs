@@ -181,7 +181,7 @@ fn main() {
     say("Always on, lock-free, no allocation: every error and each hop it took, printed or not.");
     say("One more sample fails (the flush closed the window, so it prints); the recorder keeps it,\n  and every quiet EAGAIN before it, with their trails:");
     bus.noisy_reads.set(1);
-    if let Err(e) = sensor.sample().context("sampling after the storm") {
+    if let Err(e) = sensor.sample().during("sampling after the storm") {
         e.handled();
     }
     let mut dump = String::new();

@@ -6,7 +6,7 @@ fn read_config() -> errtrace::Result<u32> {
 }
 
 fn start() -> errtrace::Result<u32> {
-    read_config().context("reading the configuration")
+    read_config().during("reading the configuration")
 }
 
 fn main() -> errtrace::Result {

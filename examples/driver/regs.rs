@@ -13,9 +13,9 @@ pub struct Regs<'a> {
 }
 
 impl Regs<'_> {
-    /// The chip id; `.context()` records this hop with a message.
+    /// The chip id; `.during()` records this hop with a message.
     pub fn chip_id(&self) -> errtrace::Result<u8> {
-        let id = self.bus.read_reg(CHIP_ID).context("reading chip id")?;
+        let id = self.bus.read_reg(CHIP_ID).during("reading chip id")?;
         Ok(id)
     }
 

@@ -56,7 +56,7 @@ fn probe() -> errtrace::Result<Device> {
     // SAFETY: called once per successful probe; undone in `drop`.
     kernel::error::to_result(unsafe { errtrace_demo_c_init() })
         .errtrace()
-        .context("creating the debugfs files")?;
+        .during("creating the debugfs files")?;
     Ok(dev)
 }
 

@@ -2,7 +2,7 @@
 //! Device setup and operations: chip identification, reset, sampling, calibration.
 //!
 //! The creators log (`err!` with a message, at the place that knows what went wrong); the
-//! errors from below go up with `?` and `.context()`; nothing here prints an error twice.
+//! errors from below go up with `?` and `.during()`; nothing here prints an error twice.
 
 use crate::bus::Bus;
 use crate::regs::{
@@ -25,7 +25,7 @@ impl Device {
     /// Identifies, resets and enables the chip on `bus`.
     pub(crate) fn setup(bus: &'static Bus) -> errtrace::Result<Device> {
         let regs = Regs::new(bus);
-        let id = regs.read(CHIP_ID).context("reading chip id")?;
+        let id = regs.read(CHIP_ID).during("reading chip id")?;
         if id != EXPECTED_CHIP_ID {
             return Err(err!(
                 ENODEV,
@@ -33,10 +33,10 @@ impl Device {
             ));
         }
         let dev = Device { regs };
-        dev.reset().context("resetting the chip")?;
+        dev.reset().during("resetting the chip")?;
         dev.regs
             .update_bits(CTRL, CTRL_ENABLE, CTRL_ENABLE)
-            .context("enabling the chip")?;
+            .during("enabling the chip")?;
         Ok(dev)
     }
 
@@ -99,7 +99,7 @@ impl Device {
     }
 
     fn read_calibration(&self) -> errtrace::Result<u8> {
-        let raw = self.regs.read(CALIB).context("reading calibration")?;
+        let raw = self.regs.read(CALIB).during("reading calibration")?;
         if raw == 0 {
             // `Err(CODE)?` makes an error whose origin is this line.
             Err(ERANGE)?;

@@ -26,7 +26,7 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
     let mut words = cmd.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("reset"), None, None) => {
-            dev.reset().context("reset requested by the trigger file")?;
+            dev.reset().during("reset requested by the trigger file")?;
             pr_info!("trigger: reset done\n");
         }
         (Some("sample"), None, None) => {

@@ -248,7 +248,7 @@ pub const EXTRA_ROWS: &[RowSpec] = &[
         imp: "errtrace-trail",
         scenario: "D.context",
         from: Derive::Case("errtrace-trail/D.context"),
-        what: ".context(\"…\") on an Err (a hop with a message)",
+        what: ".during(\"…\") on an Err (a hop with a message)",
     },
     RowSpec {
         imp: "errtrace-trail",

@@ -31,7 +31,7 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 ///   made ([`Error::new`], [`Error::from_errno`], `Err(EINVAL)?`, `From` conversions of foreign
 ///   errors, and [`err!`](crate::err), which also records the enclosing function).
 /// - **Trail**: the hops it took on the way up ([`ResultExt::trace`](crate::ResultExt::trace),
-///   [`ResultExt::context`](crate::ResultExt::context), and every `?` of a function marked
+///   [`ResultExt::during`](crate::ResultExt::during), and every `?` of a function marked
 ///   `#[errtrace::trace]`), kept out of line in the [flight recorder](crate::recorder).
 /// - **Never silent**: an error dropped without being handled, logged or returned through a
 ///   [boundary](crate::boundary()) warns, with its origin and trail (see [`Error::handled`] for
@@ -60,7 +60,7 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 /// }
 ///
 /// fn probe() -> errtrace::Result<u32> {
-///     let id = read_reg(0x80).context("reading chip id")?;
+///     let id = read_reg(0x80).during("reading chip id")?;
 ///     Ok(id)
 /// }
 ///

@@ -25,9 +25,9 @@
 //!     Ok(id)
 //! }
 //!
-//! // `.context()` records a hop with a message; `Err(ENODEV)?` makes an error at the `?`.
+//! // `.during()` records a hop with a message; `Err(ENODEV)?` makes an error at the `?`.
 //! fn probe() -> errtrace::Result {
-//!     let id = chip_id().context("reading chip id")?;
+//!     let id = chip_id().during("reading chip id")?;
 //!     if id != 0x42 {
 //!         Err(ENODEV)?;
 //!     }
@@ -43,7 +43,7 @@
 //!
 //! - [`Error`], [`Result`], [`code`]: the value; `Display` is one line, `{:#}` /
 //!   [`Error::report`] the whole story.
-//! - [`ResultExt`]: [`trace`](ResultExt::trace), [`context`](ResultExt::context),
+//! - [`ResultExt`]: [`trace`](ResultExt::trace), [`during`](ResultExt::during),
 //!   [`log`](ResultExt::log), [`log_with`](ResultExt::log_with), and instead of `.expect()`:
 //!   [`not_expected`](ResultExt::not_expected), [`or_log`](ResultExt::or_log).
 //! - [`policy`]: who logs, how often (`always`, `once`, rate limits, `quiet`, `debug`), the

@@ -55,6 +55,15 @@ macro_rules! err {
             interval_ms: $interval_ms,
         })]; $($rest)+)
     };
+    // Two names in a row: the first can only be a policy, and it is not one of the above.
+    ($policy:ident, $code:path $(, $($rest:tt)*)?) => {
+        ::core::compile_error!(::core::concat!(
+            "errtrace::err!: unknown policy `",
+            ::core::stringify!($policy),
+            "`; expected `always`, `once`, `quiet`, `debug` or `ratelimit(BURST, INTERVAL_MS)` ",
+            "before the code"
+        ))
+    };
     ($($rest:tt)+) => { $crate::__err_impl!([::core::option::Option::None]; $($rest)+) };
 }
 
@@ -71,7 +80,11 @@ macro_rules! __err_impl {
     ([$($policy:tt)+]; $code:expr, $fmt:literal $($args:tt)*) => {{
         $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], $fmt);
         let mut e = $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code));
-        $crate::__private::log_created(&mut e, &__ERRTRACE_SITE, format_args!($fmt $($args)*));
+        $crate::__private::log_created(
+            &mut e,
+            &__ERRTRACE_SITE,
+            ::core::format_args!($fmt $($args)*),
+        );
         e
     }};
 }
@@ -83,10 +96,10 @@ macro_rules! __site {
     ($name:ident, $kind:ident, [$($policy:tt)+], $fmt:expr) => {
         fn __errtrace_here() {}
         static $name: $crate::__private::Site = $crate::__private::Site::new(
-            file!(),
-            line!(),
-            column!(),
-            module_path!(),
+            ::core::file!(),
+            ::core::line!(),
+            ::core::column!(),
+            ::core::module_path!(),
             || ::core::any::type_name_of_val(&__errtrace_here),
             $fmt,
             $crate::__private::SiteKind::$kind,

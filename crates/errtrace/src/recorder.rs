@@ -34,7 +34,7 @@
 //! use errtrace::{code::EIO, recorder, Error, ResultExt};
 //!
 //! fn leaf() -> errtrace::Result<u32> { Err(Error::new(EIO)) }
-//! fn mid() -> errtrace::Result<u32> { Ok(leaf().context("reading the id")? + 1) }
+//! fn mid() -> errtrace::Result<u32> { Ok(leaf().during("reading the id")? + 1) }
 //!
 //! let e = mid().unwrap_err();
 //! let mut found = false;

@@ -30,7 +30,7 @@ impl Error {
     /// ```
     /// use errtrace::{code::EIO, Error, ResultExt};
     /// let r: errtrace::Result = Err(Error::new(EIO));
-    /// let e = r.context("reading chip id").unwrap_err();
+    /// let e = r.during("reading chip id").unwrap_err();
     /// let text = e.report().to_string();
     /// let mut lines = text.lines();
     /// assert_eq!(lines.next(), Some("error EIO (-5): Input/output error"));

@@ -18,7 +18,7 @@ use core::panic::Location;
 /// fn read() -> errtrace::Result<u8> { Err(err!(EIO)) }
 /// fn probe() -> errtrace::Result<u8> {
 ///     let a = read().trace()?;                       // records a hop
-///     let b = read().context("reading the id")?;     // a hop with a message
+///     let b = read().during("reading the id")?;     // a hop with a message
 ///     Ok(a + b)
 /// }
 /// let e = probe().unwrap_err();
@@ -30,9 +30,15 @@ pub trait ResultExt<T>: Sized {
     #[track_caller]
     fn trace(self) -> Result<T>;
 
-    /// Records a hop at the caller with a static message.
+    /// Records a hop at the caller with a static message: what was being done when the error
+    /// passed (`read_reg(0x80).during("reading chip id")?`). It shows in the trail as
+    /// `via: src/sensor.rs:88:9 "reading chip id"`.
+    ///
+    /// The name differs from anyhow's and snafu's `.context()` on purpose: both crates'
+    /// `Context` traits apply to `errtrace::Result` too (an errtrace `Error` is a standard
+    /// error), so a shared name would make every call ambiguous (E0034) in code that imports both.
     #[track_caller]
-    fn context(self, message: &'static str) -> Result<T>;
+    fn during(self, message: &'static str) -> Result<T>;
 
     /// If `Err`, logs `message` with the error at the caller, per the caller's site policy, and
     /// passes the error on. An error that was already logged is not logged again.
@@ -131,7 +137,7 @@ impl<T> ResultExt<T> for Result<T> {
 
     #[track_caller]
     #[inline]
-    fn context(self, message: &'static str) -> Result<T> {
+    fn during(self, message: &'static str) -> Result<T> {
         match self {
             Ok(v) => Ok(v),
             Err(mut e) => {

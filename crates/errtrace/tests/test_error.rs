@@ -170,7 +170,7 @@ fn trail_keeps_hops_in_order_and_counts_overflow() {
 }
 
 fn ctx_chain() -> errtrace::Result<u64> {
-    leaf().context("reading chip id")
+    leaf().during("reading chip id")
 }
 
 #[test]

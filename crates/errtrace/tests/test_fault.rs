@@ -81,7 +81,7 @@ fn probability_is_deterministic_under_a_seed() {
 fn injected_error_is_ordinary_with_origin_at_the_fail_point() {
     let _g = lock();
     control::apply("fail name=alloc_* code=EIO").unwrap();
-    let e = alloc_buf().context("allocating").unwrap_err();
+    let e = alloc_buf().during("allocating").unwrap_err();
     assert_eq!(e.code(), EIO, "the query's code wins");
     let line = include_str!("test_fault.rs")
         .lines()

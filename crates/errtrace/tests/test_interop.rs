@@ -36,7 +36,7 @@ fn fail() -> errtrace::Result<u32> {
 }
 
 fn as_io() -> io::Result<u32> {
-    Ok(fail().context("reading the id")?)
+    Ok(fail().during("reading the id")?)
 }
 
 #[test]
@@ -101,7 +101,7 @@ fn back_from_io_error_is_the_same_error_with_a_hop() {
 }
 
 fn as_boxed() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
-    Ok(fail().context("reading the id")?)
+    Ok(fail().during("reading the id")?)
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn boxed_error_debug_as_main_prints_it_and_it_does_not_warn() {
 }
 
 fn as_anyhow() -> anyhow::Result<u32> {
-    let v = fail().context("reading the id")?;
+    let v = fail().during("reading the id")?;
     Ok(v)
 }
 
@@ -195,4 +195,21 @@ fn source_of_an_error_without_hops_or_function() {
     let s = std::error::Error::source(&e).map(|s| s.to_string());
     assert_eq!(s.as_deref(), Some("no hops"));
     e.handled();
+}
+
+/// errtrace's `.during()` and anyhow's `.context()` in one scope, on one `errtrace::Result`
+/// (issue 12, item 5: before, errtrace's method was also called `context`, and every call was
+/// ambiguous, E0034, with both traits imported).
+#[test]
+fn during_and_anyhow_context_live_side_by_side() {
+    use anyhow::Context as _;
+    use errtrace::ResultExt as _;
+    setup();
+    let r: anyhow::Result<u32> = fail()
+        .during("reading the id")
+        .context("loading the sensor");
+    let a = r.unwrap_err();
+    let text = format!("{a:#}");
+    assert!(text.starts_with("loading the sensor: EIO: "), "{text}");
+    assert!(text.contains("\"reading the id\""), "{text}");
 }

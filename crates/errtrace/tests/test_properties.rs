@@ -35,8 +35,8 @@ proptest! {
         for k in &kinds {
             r = match k {
                 0 => r.trace(),
-                1 => r.context(MSGS[1]),
-                _ => r.context(MSGS[2]),
+                1 => r.during(MSGS[1]),
+                _ => r.during(MSGS[2]),
             };
             expected.push(*k);
         }

@@ -60,7 +60,7 @@ fn leaf() -> errtrace::Result {
 fn records_become_tracing_events_with_fields() {
     tracing::subscriber::set_global_default(Collect).unwrap();
     errtrace::sink::set_sink(&errtrace::sink::TracingSink).unwrap();
-    let r = leaf().context("reading chip id");
+    let r = leaf().during("reading chip id");
     assert_eq!(errtrace::boundary("probe", r), Err(errtrace::code::EIO));
     let got = EVENTS.lock().unwrap();
     assert_eq!(got.len(), 1, "{got:#?}");

@@ -57,7 +57,7 @@ fn leaf_ratelimited(fail: bool, x: u64) -> R {
 
 chain!(mod origin_chain: R = leaf);
 chain!(#[errtrace::trace] mod trail_chain: R = leaf);
-chain!(mod ctx_chain: R = leaf, |r, msg| r.context(msg));
+chain!(mod ctx_chain: R = leaf, |r, msg| r.during(msg));
 chain!(mod new_chain: R = leaf_new);
 chain!(mod eagain_chain: R = leaf_eagain);
 chain!(mod quiet_chain: R = leaf_quiet);
@@ -92,7 +92,7 @@ pub mod origin {
     );
 }
 
-/// `errtrace-trail`. S3 uses the same frames as `errtrace-origin`: `.context()` already records
+/// `errtrace-trail`. S3 uses the same frames as `errtrace-origin`: `.during()` already records
 /// a hop at every frame (under `#[trace]` each frame would record two).
 pub mod trail {
     use super::*;
@@ -233,11 +233,11 @@ pub fn errtrace_bench_hop(e: &mut Error) {
     e.hop();
 }
 
-/// A hop with a `.context()` message.
+/// A hop with a `.during()` message.
 #[no_mangle]
 #[inline(never)]
 pub fn errtrace_bench_hop_context(r: R) -> R {
-    r.context("frame")
+    r.during("frame")
 }
 
 /// Formatting the full report of an error with ten hops (eight kept).

@@ -31,9 +31,9 @@ const READ_TRIES: u32 = 8;
 /// One hop of a trail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hop {
-    /// Where the error passed (the `?`, `.trace()` or `.context()`).
+    /// Where the error passed (the `?`, `.trace()` or `.during()`).
     pub location: &'static Location<'static>,
-    /// The `.context()` message, if any.
+    /// The `.during()` message, if any.
     pub message: Option<&'static str>,
 }
 

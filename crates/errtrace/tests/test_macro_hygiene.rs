@@ -1,0 +1,52 @@
+//! The macros reach the standard macros through `::core` (issue 12, item 4): before, `err!`
+//! called an unqualified `format_args!` and `file!`/`line!`, so a user macro of that name
+//! changed what errtrace recorded and printed.
+#![cfg(feature = "std")]
+#![allow(unused_macros)]
+
+mod common;
+use common::Capture;
+
+macro_rules! format_args {
+    ($($t:tt)*) => {
+        ::core::format_args!("hijacked")
+    };
+}
+macro_rules! file {
+    () => {
+        "hijacked.rs"
+    };
+}
+macro_rules! line {
+    () => {
+        0
+    };
+}
+
+static CAPTURE: Capture = Capture::new();
+
+#[test]
+fn user_macros_named_like_std_ones_do_not_change_err() {
+    let _ = errtrace::sink::set_sink(&CAPTURE);
+    CAPTURE.take();
+    let e = errtrace::err!(EIO, "read of reg {:#x} failed", 0x10);
+    let o = e.origin();
+    e.handled();
+    assert!(o.file.ends_with("test_macro_hygiene.rs"), "{}", o.file);
+    assert!(o.line > 0);
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0]
+            .text
+            .starts_with("read of reg 0x10 failed: EIO (-5) at "),
+        "{}",
+        lines[0].text
+    );
+    assert_eq!(point().ok(), Some(1));
+}
+
+fn point() -> errtrace::Result<u8> {
+    errtrace::fail_point!("hygiene_point");
+    Ok(1)
+}

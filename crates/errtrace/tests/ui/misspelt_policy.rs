@@ -1,0 +1,4 @@
+fn main() {
+    let e = errtrace::err!(oncee, EIO, "x");
+    e.handled();
+}
