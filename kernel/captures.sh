@@ -46,7 +46,7 @@ time in the ctl= parameter), now returned through
 errtrace::boundary(\"errtrace_demo init\", probe()): nobody reported the error
 on its way up, so the boundary prints it once, with its origin (the fault
 point in the bus layer) and every hop (#[errtrace::trace]'s \`?\`, a
-.context(), the probe's \`?\`), then hands EIO to the kernel." load-fail
+.during(), the probe's \`?\`), then hands EIO to the kernel." load-fail
 
 capture creator.txt "A creator that logs: the chip id is wrong (chip_id=0x42), and the device
 layer makes the error with err!(ENODEV, \"unexpected chip id ...\"), which logs
