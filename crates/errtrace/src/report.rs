@@ -241,13 +241,17 @@ impl core::error::Error for Error {
     }
 }
 
-/// The message part of a record only.
+/// A structured event's message: the record's message only (`true`: the creator's or
+/// `.log()`'s words, the rest is in fields), or the record's whole text.
 #[cfg(feature = "tracing")]
-pub(crate) struct MessageOnly<'a, 'b>(pub(crate) &'a Record<'b>);
+pub(crate) struct EventMessage<'a, 'b>(pub(crate) &'a Record<'b>, pub(crate) bool);
 
 #[cfg(feature = "tracing")]
-impl fmt::Display for MessageOnly<'_, '_> {
+impl fmt::Display for EventMessage<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.1 {
+            return fmt::Display::fmt(self.0, f);
+        }
         match self.0.message {
             Some(m) => f.write_fmt(m),
             None => f.write_str(self.0.code.description()),

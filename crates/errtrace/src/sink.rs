@@ -252,8 +252,12 @@ impl Sink for LogSink {
     }
 }
 
-/// Emits `tracing` events (target `errtrace`) with `code`, `errno`, `origin`, `at`, `trail`
-/// and `kind` as fields and the message as the event's message.
+/// Emits `tracing` events (target `errtrace`) at the record's level, with every field of the
+/// [`Record`]: `kind`, `code`, `errno`, `at` (the site that logs), `origin`, `trail` and, with
+/// `std`, `detail` (when there is an error), `boundary` (boundary records), `suppressed`
+/// (windows' counts, the pool size of an overflow), `already_reported` (where an error was
+/// printed before) and `flags`. The event's message is the creator's or `.log()`'s message for
+/// those records, and the record's text (as [`Record`]'s `Display`) for every other kind.
 #[cfg(feature = "tracing")]
 pub struct TracingSink;
 
@@ -267,21 +271,31 @@ impl Sink for TracingSink {
         let trail = record
             .error
             .map(|e| tracing::field::display(crate::report::TrailLine(e)));
+        #[cfg(feature = "std")]
+        let detail = record.error.and_then(|e| e.detail());
+        #[cfg(not(feature = "std"))]
+        let detail: Option<&str> = None;
         let kind = tracing::field::debug(record.kind);
-        let msg = crate::report::MessageOnly(record);
+        let boundary = record.boundary;
+        let suppressed = record.suppressed;
+        let already_reported = record.already_reported.map(tracing::field::display);
+        let flags = record.flags;
+        let message_only = matches!(record.kind, RecordKind::Created | RecordKind::Logged);
+        let msg = crate::report::EventMessage(record, message_only);
+        macro_rules! event {
+            ($m:ident) => {
+                tracing::$m!(
+                    target: "errtrace",
+                    ?kind, code, errno, %at, origin, trail, detail, boundary, suppressed,
+                    already_reported, flags, "{}", msg
+                )
+            };
+        }
         match record.level {
-            Level::Error => {
-                tracing::error!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
-            }
-            Level::Warning => {
-                tracing::warn!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
-            }
-            Level::Info => {
-                tracing::info!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
-            }
-            Level::Debug => {
-                tracing::debug!(target: "errtrace", code, errno, %at, origin, trail, ?kind, "{}", msg)
-            }
+            Level::Error => event!(error),
+            Level::Warning => event!(warn),
+            Level::Info => event!(info),
+            Level::Debug => event!(debug),
         }
     }
 }

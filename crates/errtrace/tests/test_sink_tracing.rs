@@ -3,6 +3,8 @@
 #![cfg(feature = "tracing")]
 
 use errtrace::{err, ResultExt};
+#[path = "common/kinds.rs"]
+mod kinds;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use tracing::field::{Field, Visit};
@@ -21,6 +23,9 @@ impl Visit for Fields {
         self.0.insert(field.name().to_string(), value.to_string());
     }
     fn record_i64(&mut self, field: &Field, value: i64) {
+        self.0.insert(field.name().to_string(), value.to_string());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
         self.0.insert(field.name().to_string(), value.to_string());
     }
 }
@@ -60,6 +65,11 @@ fn leaf() -> errtrace::Result {
 fn records_become_tracing_events_with_fields() {
     tracing::subscriber::set_global_default(Collect).unwrap();
     errtrace::sink::set_sink(&errtrace::sink::TracingSink).unwrap();
+    boundary_event();
+    every_kind_reaches_the_event();
+}
+
+fn boundary_event() {
     let r = leaf().during("reading chip id");
     assert_eq!(errtrace::boundary("probe", r), Err(errtrace::code::EIO));
     let got = EVENTS.lock().unwrap();
@@ -78,4 +88,46 @@ fn records_become_tracing_events_with_fields() {
         "{fields:?}"
     );
     assert_eq!(fields["kind"], "Boundary");
+    assert_eq!(fields["boundary"], "probe", "{fields:?}");
+    assert!(
+        fields["message"].starts_with("probe: returning EIO"),
+        "{fields:?}"
+    );
+}
+
+/// Every record kind × this adapter: its kind, and the text that kind must carry, reach the
+/// event's fields (issue 12, item 7: before, a boundary's name, a window's count and where an
+/// error was reported before were lost).
+fn every_kind_reaches_the_event() {
+    EVENTS.lock().unwrap().clear();
+    kinds::make_every_kind();
+    let got = EVENTS.lock().unwrap().clone();
+    for expect in kinds::EXPECTED {
+        let ev = got.iter().find(|(_, _, f)| {
+            f.get("kind").map(String::as_str) == Some(expect.kind)
+                && expect
+                    .must_contain
+                    .iter()
+                    .all(|t| f.values().any(|v| v.contains(t)))
+        });
+        assert!(
+            ev.is_some(),
+            "no {} event carrying {:?} in {got:#?}",
+            expect.kind,
+            expect.must_contain
+        );
+    }
+    let suppressed = got
+        .iter()
+        .find(|(_, _, f)| f.get("kind").map(String::as_str) == Some("Suppressed"))
+        .unwrap();
+    assert_eq!(suppressed.2["suppressed"], "2");
+    let already = got
+        .iter()
+        .find(|(_, _, f)| f.get("kind").map(String::as_str) == Some("AlreadyReported"))
+        .unwrap();
+    assert!(
+        already.2["already_reported"].contains("common/kinds.rs:"),
+        "{already:?}"
+    );
 }
