@@ -37,6 +37,10 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 ///   [boundary](crate::boundary()) warns, with its origin and trail (see [`Error::handled`] for
 ///   the idioms that count as handled).
 ///
+/// Not `Clone`: an error owns its flight-recorder slot and ends exactly once. To keep a copy
+/// (in a `#[derive(Clone)]` struct), hold its [`Code`] or its [`Snapshot`](crate::Snapshot)
+/// (`e.snapshot()`).
+///
 /// `size_of::<Error>()` is 8; `Option<Error>` and `Result<(), Error>` are 8 too, and
 /// `Result<u64, Error>` is 16 bytes returned in two registers, like a bare errno.
 ///

@@ -149,6 +149,8 @@ mod report;
 #[cfg(not(loom))]
 pub mod sink;
 mod site;
+#[cfg(not(loom))]
+mod snapshot;
 mod sync;
 #[cfg(not(loom))]
 mod trail;
@@ -163,6 +165,8 @@ pub use interop::WithCode;
 #[cfg(not(loom))]
 pub use report::Report;
 pub use site::Origin;
+#[cfg(not(loom))]
+pub use snapshot::Snapshot;
 #[cfg(not(loom))]
 pub use trail::{IntoErrtrace, ResultExt};
 

@@ -14,6 +14,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("platform", 0),
     ("sync", 0),
     ("raw", 0),
+    ("snapshot", 1),
     // storage
     ("site", 1),
     ("recorder", 1),
