@@ -45,6 +45,8 @@ apt_install() {
 install_tools() {
     apt_install valgrind gdb binutils
     rustup component add rustfmt clippy >/dev/null 2>&1 || true
+    # no_std targets: Cortex-M4F (with compare-and-swap) and Cortex-M0 (without).
+    rustup target add thumbv7em-none-eabi thumbv6m-none-eabi >/dev/null 2>&1 || true
     if ! command -v mdbook >/dev/null 2>&1; then
         cargo install mdbook --locked --version 0.5.4 --quiet
     fi
@@ -98,6 +100,15 @@ step "tests without default features (no_std core)" \
     cargo test -p errtrace --no-default-features --lib --tests
 step "build without default features for a no_std target check" \
     cargo build -p errtrace --no-default-features
+# Embedded targets: thumbv7em has compare-and-swap; thumbv6m (Cortex-M0) has none and builds
+# with the `portable-atomic` feature (here on portable-atomic's single-core assumption; a
+# multi-core part would enable portable-atomic's `critical-section` feature instead).
+step "no_std build for thumbv7em-none-eabi (Cortex-M4)" \
+    cargo build -p errtrace --no-default-features --features macros --target thumbv7em-none-eabi
+step "no_std build for thumbv6m-none-eabi (Cortex-M0, portable-atomic)" \
+    env RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core" \
+    cargo build -p errtrace --no-default-features --features macros,portable-atomic \
+    --target thumbv6m-none-eabi
 step "loom model checking" loom
 step "valgrind memcheck of the unsafe cells" memcheck
 step "SDT probes (readelf, gdb)" sdt

@@ -418,7 +418,7 @@ fn remember(input: &str) -> Result<(), QueryError> {
 #[cfg(feature = "std")]
 mod standing_list {
     use crate::raw::AtomicRef;
-    use core::sync::atomic::{AtomicBool, Ordering};
+    use crate::sync::{AtomicBool, Ordering};
 
     /// One stored input.
     ///
@@ -506,7 +506,7 @@ fn on_new_site(site: SiteRef) {
 /// stderr).
 #[cfg(feature = "std")]
 pub fn init_from_env() -> Option<std::string::String> {
-    static DONE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+    static DONE: crate::sync::AtomicBool = crate::sync::AtomicBool::new(false);
     if DONE.swap(true, Ordering::AcqRel) {
         return None;
     }

@@ -11,8 +11,8 @@ use crate::policy::kind::Policy;
 use crate::policy::ratelimit;
 use crate::sink::{self, ArgsMessage, ErrorMessage, Level, Record, RecordKind, Rendered};
 use crate::site::{Origin, Site, SiteRef};
+use crate::sync::{AtomicU32, Ordering};
 use core::panic::Location;
-use core::sync::atomic::{AtomicU32, Ordering};
 
 impl<'a> Record<'a> {
     /// The one constructor: a record with no error, flags, message, count or boundary.

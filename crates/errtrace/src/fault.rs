@@ -41,7 +41,7 @@ use crate::error::Error;
 use crate::raw::AtomicRef;
 use crate::sink::{Level, Record, RecordKind};
 use crate::site::{Origin, Site};
-use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use crate::sync::{AtomicU32, AtomicU8, Ordering};
 
 const UNKNOWN: u32 = 0;
 const DISARMED: u32 = 1;

@@ -91,6 +91,7 @@
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes `errtrace:error` and `errtrace:hop` |
+//! | `portable-atomic` | no | `portable-atomic`'s atomics, for targets without compare-and-swap (`thumbv6m-none-eabi`: add portable-atomic's `critical-section` feature, or `--cfg portable_atomic_unsafe_assume_single_core` on a single core) |
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(missing_docs)]

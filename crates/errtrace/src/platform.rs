@@ -119,7 +119,7 @@ fn default_clock() -> Option<u64> {
 
 #[cfg(all(feature = "std", not(loom)))]
 fn default_cpu_id() -> u32 {
-    use core::sync::atomic::{AtomicU32, Ordering};
+    use crate::sync::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(1);
     std::thread_local! {
         // Constant-initialised and without a destructor: reading it is one TLS load.

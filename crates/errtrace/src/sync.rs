@@ -1,11 +1,26 @@
-//! The atomics errtrace is built on: `core`'s normally, `loom`'s under `--cfg loom` so the model
-//! checker can explore every interleaving of the recorder, the site table and the rate limiter.
+//! The atomics errtrace is built on: `core`'s normally; with the `portable-atomic` feature those
+//! of the [`portable-atomic`](https://docs.rs/portable-atomic) crate, for targets without
+//! compare-and-swap (Cortex-M0, `thumbv6m-none-eabi`; see the crate docs); `loom`'s under
+//! `--cfg loom` so the model checker can explore every interleaving of the recorder, the site
+//! table and the rate limiter.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+#[allow(unused_imports)]
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+};
 
-#[cfg(not(loom))]
-pub(crate) use core::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+#[cfg(all(not(loom), not(feature = "portable-atomic")))]
+#[allow(unused_imports)] // `AtomicBool` is used with `std` only
+pub(crate) use core::sync::atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+};
+
+#[cfg(all(not(loom), feature = "portable-atomic"))]
+#[allow(unused_imports)] // `AtomicBool` is used with `std` only
+pub(crate) use portable_atomic::{
+    fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
+};
 
 /// Declares a constructor that is `const` normally and a plain `fn` under loom (whose atomics
 /// cannot be built in constant context).

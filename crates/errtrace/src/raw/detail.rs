@@ -8,7 +8,7 @@
 //! error that was leaked (never released) is ignored by the slot's later events and freed by
 //! the next one that keeps a text.
 
-use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
 /// The most bytes of text kept (longer texts are cut at a character boundary).
 pub(crate) const DETAIL_MAX: usize = 256;

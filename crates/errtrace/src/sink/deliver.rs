@@ -17,7 +17,7 @@
 use super::{Record, Sink};
 
 #[cfg(feature = "std")]
-use core::sync::atomic::{AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 #[cfg(feature = "std")]
 static NESTED: AtomicU32 = AtomicU32::new(0);
