@@ -27,6 +27,7 @@ pub mod guide {
         boundaries => "boundaries.md",
         control => "control.md",
         fault_injection => "fault-injection.md",
+        testing => "testing.md",
         probes => "probes.md",
         configuration => "configuration.md",
         migrating => "migrating.md",

@@ -156,3 +156,16 @@ impl PartialEq<Code> for Error {
         self.code() == *other
     }
 }
+
+/// Two errors are equal when their codes are: what an error *is* is its code; its origin and
+/// trail are where it came from. So `assert_eq!(read(), Ok(7))` compiles and compares. To
+/// compare a failure with a code, compare the code (`assert_eq!(e, EIO)`, or
+/// [`ResultExt::into_code_result`](crate::ResultExt::into_code_result) for a whole result):
+/// building an `Error` only to compare it would make an error that is then dropped unhandled.
+impl PartialEq for Error {
+    fn eq(&self, other: &Error) -> bool {
+        self.code() == other.code()
+    }
+}
+
+impl Eq for Error {}

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `ParseIntError`, `ParseBoolError`, `ParseCharError`, `AddrParseError` | `EINVAL` |
 //! | `Utf8Error`, `CharTryFromError`, `DecodeUtf16Error`, `TryFromIntError`, `TryFromSliceError` | `EINVAL` |
-//! | [`core::fmt::Error`], [`InvalidErrno`](crate::code::InvalidErrno) | `EINVAL` |
+//! | [`core::fmt::Error`], [`InvalidErrno`] | `EINVAL` |
 //! | `ParseFloatError`, `FromUtf8Error`, `FromUtf16Error`, `NulError`, `IntoStringError` (`std`) | `EINVAL` |
 //! | `TryReserveError` (`std`) | `ENOMEM` |
 //! | `std::io::Error` (`std`) | the errtrace error it carries (with a hop there), else its raw OS error, else the errno of its [`kind`](std::io::ErrorKind) (`NotFound` → `ENOENT`, …; `EIO` for `Other`) |

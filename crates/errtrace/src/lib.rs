@@ -91,6 +91,7 @@
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes `errtrace:error` and `errtrace:hop` |
+//! | `testing` | no | `errtrace::testing`: capture records from every thread, one test at a time, with fresh rate limits (enable it in `[dev-dependencies]`) |
 //! | `portable-atomic` | no | `portable-atomic`'s atomics, for targets without compare-and-swap (`thumbv6m-none-eabi`: add portable-atomic's `critical-section` feature, or `--cfg portable_atomic_unsafe_assume_single_core` on a single core) |
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
@@ -153,6 +154,8 @@ mod site;
 #[cfg(not(loom))]
 mod snapshot;
 mod sync;
+#[cfg(all(feature = "testing", not(loom)))]
+pub mod testing;
 #[cfg(not(loom))]
 mod trail;
 mod unrecorded;

@@ -173,6 +173,13 @@ pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadyS
     SINK.set(sink).map_err(|_| crate::platform::AlreadySet)
 }
 
+/// Whether `sink` is the installed global sink.
+#[cfg(not(loom))]
+pub(crate) fn is_current(sink: &'static dyn Sink) -> bool {
+    SINK.get()
+        .is_some_and(|s| core::ptr::addr_eq(s as *const dyn Sink, sink as *const dyn Sink))
+}
+
 /// Sends a record to the global sink (or the default one), after the one-time notice that the
 /// pool of location sites overflowed, if it did.
 #[cfg(not(loom))]
@@ -384,19 +391,25 @@ impl Default for Capture {
 }
 
 #[cfg(feature = "std")]
-impl Sink for Capture {
-    fn emit(&self, record: &Record<'_>) {
+impl Captured {
+    /// The record as captured.
+    pub(crate) fn of(record: &Record<'_>) -> Captured {
         let mut text = String::new();
-        if fmt::Write::write_fmt(&mut text, format_args!("{record}")).is_err() {
-            return;
-        }
-        let c = Captured {
+        let _ = fmt::Write::write_fmt(&mut text, format_args!("{record}"));
+        Captured {
             level: record.level,
             kind: record.kind,
             code: record.code,
             text,
             suppressed: record.suppressed,
-        };
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl Sink for Capture {
+    fn emit(&self, record: &Record<'_>) {
+        let c = Captured::of(record);
         let _ = CAPTURED.try_with(|v| {
             if let Ok(mut v) = v.try_borrow_mut() {
                 v.push(c);

@@ -292,6 +292,14 @@ pub(crate) struct RateState {
 }
 
 impl RateState {
+    /// Forgets the window and its counts (a new test starts from nothing).
+    pub(crate) fn reset(&self) {
+        self.start_ms.store(0, Ordering::Relaxed);
+        self.printed.store(0, Ordering::Relaxed);
+        self.missed.store(0, Ordering::Relaxed);
+        self.events.store(0, Ordering::Relaxed);
+    }
+
     loom_const_fn! {
         pub(crate) fn new() -> RateState {
             RateState {

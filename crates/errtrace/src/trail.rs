@@ -92,6 +92,16 @@ pub trait ResultExt<T>: Sized {
     #[track_caller]
     fn or_log(self, why: &'static str, fallback: T) -> T;
 
+    /// The result with the error's code in place of the error, which counts as handled: for
+    /// assertions (`assert_eq!(parse("x").into_code_result(), Err(EINVAL))`) and for `match`.
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, Error, ResultExt};
+    /// let r: errtrace::Result<u32> = Err(Error::new(EIO));
+    /// assert_eq!(r.into_code_result(), Err(EIO));
+    /// ```
+    fn into_code_result(self) -> core::result::Result<T, crate::code::Code>;
+
     /// The explicit `.ok()`: the error is expected and dealt with by the caller's `None`
     /// branch, so it does not warn when dropped.
     ///
@@ -192,6 +202,11 @@ impl<T> ResultExt<T> for Result<T> {
                 fallback
             }
         }
+    }
+
+    #[inline]
+    fn into_code_result(self) -> core::result::Result<T, crate::code::Code> {
+        self.map_err(Error::into_code)
     }
 
     #[inline]

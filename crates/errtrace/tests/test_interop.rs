@@ -6,25 +6,20 @@
 //! gave error-chain printers the trail: the `io::Error` held only the raw errno
 //! ("Input/output error (os error 5)", no origin, no trail, no warning when dropped) and anyhow's
 //! `{:#}`/`{:?}` printed one line without the trail.
-#![cfg(feature = "std")]
+#![cfg(feature = "testing")]
 
-mod common;
-use common::Capture;
 use errtrace::code::{EIO, ENOENT};
 use errtrace::sink::RecordKind;
+use errtrace::testing::{self, Capture};
 use errtrace::{err, Error, ResultExt};
 use std::io;
 
-static CAPTURE: Capture = Capture::new();
-
-fn setup() {
-    let _ = errtrace::sink::set_sink(&CAPTURE);
-    CAPTURE.take();
+fn setup() -> Capture {
+    testing::capture()
 }
 
-fn unhandled() -> Vec<String> {
-    CAPTURE
-        .take()
+fn unhandled(cap: &Capture) -> Vec<String> {
+    cap.take()
         .into_iter()
         .filter(|c| c.kind == RecordKind::Unhandled)
         .map(|c| c.text)
@@ -41,9 +36,9 @@ fn as_io() -> io::Result<u32> {
 
 #[test]
 fn io_error_dropped_unreported_warns_with_origin_and_trail() {
-    setup();
+    let cap = setup();
     let _ = as_io();
-    let w = unhandled();
+    let w = unhandled(&cap);
     assert_eq!(w.len(), 1, "{w:#?}");
     assert!(w[0].starts_with("EIO (-5) dropped unhandled:"), "{}", w[0]);
     assert!(w[0].contains("origin: crates/errtrace/tests/test_interop.rs:"));
@@ -53,7 +48,7 @@ fn io_error_dropped_unreported_warns_with_origin_and_trail() {
 
 #[test]
 fn io_error_keeps_the_error_and_its_story() {
-    setup();
+    let cap = setup();
     let io = as_io().unwrap_err();
     assert_eq!(io.kind(), io::Error::from_raw_os_error(5).kind());
     let line = io.to_string();
@@ -72,12 +67,12 @@ fn io_error_keeps_the_error_and_its_story() {
     assert!(report.contains("via:    crates/errtrace/tests/test_interop.rs:"));
     assert!(report.contains("\"reading the id\""), "{report}");
     drop(io);
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
 }
 
 #[test]
 fn io_error_kind_follows_the_errno() {
-    setup();
+    let _cap = setup();
     let io: io::Error = Error::new(ENOENT).into();
     assert_eq!(io.kind(), io::ErrorKind::NotFound);
     Error::from(io).handled();
@@ -85,7 +80,7 @@ fn io_error_kind_follows_the_errno() {
 
 #[test]
 fn back_from_io_error_is_the_same_error_with_a_hop() {
-    setup();
+    let cap = setup();
     fn up() -> errtrace::Result<u32> {
         Ok(as_io()?)
     }
@@ -97,7 +92,7 @@ fn back_from_io_error_is_the_same_error_with_a_hop() {
     assert_eq!(hops[0].message, Some("reading the id"));
     assert_eq!(hops[1].location.file(), file!());
     e.handled();
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
 }
 
 fn as_boxed() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
@@ -106,7 +101,7 @@ fn as_boxed() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
 
 #[test]
 fn boxed_error_keeps_its_story() {
-    setup();
+    let cap = setup();
     let b = as_boxed().unwrap_err();
     assert!(b.downcast_ref::<Error>().is_some());
     // `{}` of the box is the label, and the source is the rest of the story.
@@ -118,21 +113,21 @@ fn boxed_error_keeps_its_story() {
     assert!(source.contains("\"reading the id\""), "{source}");
     drop(b);
     // Printing the source printed the whole story.
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
     let _ = as_boxed();
-    assert_eq!(unhandled().len(), 1);
+    assert_eq!(unhandled(&cap).len(), 1);
 }
 
 #[test]
 fn boxed_error_debug_as_main_prints_it_and_it_does_not_warn() {
-    setup();
+    let cap = setup();
     let b = as_boxed().unwrap_err();
     // What `main() -> Result<(), Box<dyn Error>>` prints.
     let printed = format!("Error: {b:?}");
     assert!(printed.contains("origin: crates/errtrace/tests/test_interop.rs:"));
     assert!(printed.contains("\"reading the id\""), "{printed}");
     drop(b);
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
 }
 
 fn as_anyhow() -> anyhow::Result<u32> {
@@ -147,7 +142,7 @@ fn anyhow_with_context() -> anyhow::Result<u32> {
 
 #[test]
 fn anyhow_alternate_display_shows_the_trail() {
-    setup();
+    let cap = setup();
     let a = anyhow_with_context().unwrap_err();
     let line = format!("{a:#}");
     assert!(
@@ -161,36 +156,36 @@ fn anyhow_alternate_display_shows_the_trail() {
     assert!(line.contains("\"reading the id\""), "{line}");
     assert!(a.downcast_ref::<Error>().is_some());
     drop(a);
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
 }
 
 #[test]
 fn anyhow_debug_shows_the_trail() {
-    setup();
+    let cap = setup();
     let a = as_anyhow().unwrap_err();
     let text = format!("{a:?}");
     assert!(text.starts_with("EIO: Input/output error (at "), "{text}");
     assert!(text.contains("Caused by:"), "{text}");
     assert!(text.contains("\"reading the id\""), "{text}");
     drop(a);
-    assert!(unhandled().is_empty());
+    assert!(unhandled(&cap).is_empty());
 }
 
 #[test]
 fn anyhow_error_dropped_unreported_warns() {
-    setup();
+    let cap = setup();
     let a = as_anyhow().unwrap_err();
     // The label alone is not a report.
     let _label = a.to_string();
     drop(a);
-    let w = unhandled();
+    let w = unhandled(&cap);
     assert_eq!(w.len(), 1, "{w:#?}");
     assert!(w[0].contains("\"reading the id\""), "{}", w[0]);
 }
 
 #[test]
 fn source_of_an_error_without_hops_or_function() {
-    setup();
+    let _cap = setup();
     let e = Error::new(EIO);
     let s = std::error::Error::source(&e).map(|s| s.to_string());
     assert_eq!(s.as_deref(), Some("no hops"));
@@ -204,7 +199,7 @@ fn source_of_an_error_without_hops_or_function() {
 fn during_and_anyhow_context_live_side_by_side() {
     use anyhow::Context as _;
     use errtrace::ResultExt as _;
-    setup();
+    let _cap = setup();
     let r: anyhow::Result<u32> = fail()
         .during("reading the id")
         .context("loading the sensor");

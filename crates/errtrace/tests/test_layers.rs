@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("fault", 4),
     ("boundary", 4),
     ("trail", 4),
+    ("testing", 4),
     ("interop", 4),
     ("macros", 4),
     ("policy", 4),

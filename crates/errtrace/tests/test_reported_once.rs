@@ -7,35 +7,26 @@
 //! `main() -> errtrace::Result` prints) repeated the full report of an error `.log_with()` had
 //! printed. Each test below failed then.
 
-mod common;
-use common::Capture;
+#![cfg(feature = "testing")]
+
 use errtrace::code::EIO;
 use errtrace::sink::{Level, RecordKind};
+use errtrace::testing::{self, Capture};
 use errtrace::{boundary, err, Error, ResultExt};
-use std::sync::Mutex;
 
-static CAPTURE: Capture = Capture::new();
-/// Tests that fill the recorder with live errors run alone.
-static RING: Mutex<()> = Mutex::new(());
-
-fn setup() -> std::sync::MutexGuard<'static, ()> {
-    let g = RING.lock().unwrap_or_else(|p| p.into_inner());
-    let _ = errtrace::sink::set_sink(&CAPTURE);
-    CAPTURE.take();
-    g
+/// The test kit's capture: every thread, one test at a time (tests that fill the recorder with
+/// live errors run alone), rate limits fresh.
+fn setup() -> Capture {
+    testing::capture()
 }
 
-fn kinds() -> Vec<(RecordKind, String)> {
-    CAPTURE
-        .take()
-        .into_iter()
-        .map(|c| (c.kind, c.text))
-        .collect()
+fn kinds(cap: &Capture) -> Vec<(RecordKind, String)> {
+    cap.take().into_iter().map(|c| (c.kind, c.text)).collect()
 }
 
 #[test]
 fn an_unrecorded_error_counts_as_reported_once_its_report_is_printed() {
-    let _g = setup();
+    let cap = setup();
     // Every recorder slot holds a live error, so the next one is unrecorded.
     let held: Vec<Error> = (0..errtrace::config::RECORDER_SLOTS)
         .map(|_| Error::new(EIO))
@@ -57,7 +48,7 @@ fn an_unrecorded_error_counts_as_reported_once_its_report_is_printed() {
     for e in held {
         e.handled();
     }
-    let records = kinds();
+    let records = kinds(&cap);
     let printed: Vec<_> = records
         .iter()
         .filter(|(k, _)| matches!(k, RecordKind::Boundary | RecordKind::Unhandled))
@@ -72,10 +63,10 @@ fn creator_logs() -> errtrace::Result<u32> {
 
 #[test]
 fn or_log_on_a_logged_error_is_one_line_pointing_at_the_creator() {
-    let _g = setup();
+    let cap = setup();
     let v = creator_logs().or_log("calibration is optional", 1);
     assert_eq!(v, 1);
-    let records = kinds();
+    let records = kinds(&cap);
     assert_eq!(records.len(), 2, "{records:#?}");
     assert_eq!(records[0].0, RecordKind::Created);
     let (kind, text) = &records[1];
@@ -92,12 +83,12 @@ fn or_log_on_a_logged_error_is_one_line_pointing_at_the_creator() {
 
 #[test]
 fn or_log_on_an_unreported_error_is_a_warning_with_the_report() {
-    let _g = setup();
+    let cap = setup();
     fn quiet() -> errtrace::Result<u32> {
         Err(Error::new(EIO))
     }
     assert_eq!(quiet().or_log("calibration is optional", 1), 1);
-    let c = CAPTURE.take();
+    let c = cap.take();
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].level, Level::Warning);
     assert!(
@@ -111,14 +102,14 @@ fn or_log_on_an_unreported_error_is_a_warning_with_the_report() {
 
 #[test]
 fn not_expected_on_a_logged_error_points_at_the_log() {
-    let _g = setup();
+    let cap = setup();
     fn logged() -> errtrace::Result<u32> {
         Err(Error::new(EIO)).log("while probing")
     }
     let e = logged()
         .not_expected("the probe succeeds on this board")
         .unwrap_err();
-    let records = kinds();
+    let records = kinds(&cap);
     assert_eq!(records.len(), 2, "{records:#?}");
     let text = &records[1].1;
     assert!(
@@ -134,7 +125,7 @@ fn not_expected_on_a_logged_error_points_at_the_log() {
 
 #[test]
 fn main_style_debug_of_a_logged_error_is_one_line_pointing_at_the_log() {
-    let _g = setup();
+    let _cap = setup();
     fn run() -> errtrace::Result {
         let r: errtrace::Result = Err(Error::new(EIO));
         r.log_with(|e, f| write!(f, "reg 0x10: {}", e.name()))
@@ -163,12 +154,12 @@ fn run_line() -> u32 {
 
 #[test]
 fn a_boundary_with_p_points_at_where_the_error_was_printed() {
-    let _g = setup();
+    let cap = setup();
     let line = line!() + 2;
     errtrace::control::apply(&format!("file test_reported_once.rs line {line} +p")).unwrap();
     let r = boundary("probe", creator_logs());
     assert_eq!(r, Err(EIO));
-    let records = kinds();
+    let records = kinds(&cap);
     let already: Vec<_> = records
         .iter()
         .filter(|(k, _)| *k == RecordKind::AlreadyReported)
