@@ -11,11 +11,13 @@ bash "$HERE/check.sh" "$LOG" >/dev/null || { echo "captures.sh: $LOG does not pa
 mkdir -p "$OUT"
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
 
-# section NAME: the lines of scenario NAME, its marker included.
+# section NAME: the lines of scenario NAME, its marker included; kernel lines of other
+# subsystems that happen to interleave (a mouse being probed…) are left out.
 section() {
     awk -v s="ERRTRACE-SCENARIO: $1" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
         /ERRTRACE-SCENARIO: |ERRTRACE-GUEST: done/ { on = 0 }
+        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace_demo/ { next }
         on' "$LOG"
 }
 # capture FILE "HEADER" SCENARIO...
@@ -81,3 +83,13 @@ capture levels.txt "The printk level of each kind of record, as dmesg -r shows i
 (creator lines, boundary reports), <4> KERN_WARNING (suppressed counts,
 dropped unhandled), <6> KERN_INFO (the module's own messages), <7> KERN_DEBUG
 (the boundary's \"already reported\")." levels
+
+# The module's footprint, as test.sh measured it in the same run.
+if [[ -f $(dirname "$LOG")/footprint.txt ]]; then
+    {
+        echo "# The errtrace footprint of the demo module, as kernel/test.sh measured it with"
+        echo "# size(1) in the run whose serial log the other captures come from."
+        echo "#"
+        cat "$(dirname "$LOG")/footprint.txt"
+    } >"$OUT/footprint.txt"
+fi

@@ -271,14 +271,17 @@ do_module() {
 # bounds core + recorder + the demo's sites).
 footprint() {
     local mdir=$1 obj t d b lib_t
-    echo "    errtrace footprint (size, bytes):"
+    # Also kept in $OUT/footprint.txt, which kernel/captures.sh copies for the guide.
+    exec 3>"$OUT/footprint.txt"
+    echo "    errtrace footprint (size, bytes):" | tee -a /dev/fd/3
     for obj in "$mdir/errtrace-src/errtrace.o" "${KOS[@]}"; do
         read -r t d b < <(size "$obj" | awk 'NR == 2 { print $1, $2, $3 }')
         [[ $obj == */errtrace.o ]] && lib_t=$t
         printf '      %-22s text %6d  data %6d  bss %6d  data+bss %6d\n' \
-            "$(basename "$obj")" "$t" "$d" "$b" $((d + b))
+            "$(basename "$obj")" "$t" "$d" "$b" $((d + b)) | tee -a /dev/fd/3
     done
-    echo "    limits: errtrace text <= $MAX_TEXT, module data+bss <= $MAX_DATA_BSS"
+    echo "    limits: errtrace text <= $MAX_TEXT, module data+bss <= $MAX_DATA_BSS" | tee -a /dev/fd/3
+    exec 3>&-
     ((lib_t <= MAX_TEXT)) || die "errtrace text $lib_t bytes > $MAX_TEXT"
     ((d + b <= MAX_DATA_BSS)) || die "module data+bss $((d + b)) bytes > $MAX_DATA_BSS"
 }

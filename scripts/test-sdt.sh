@@ -32,6 +32,27 @@ if (( bad > 0 || count != 2 )); then
 fi
 echo "readelf: one note each, both in .text"
 
+# The guide's readelf and gdb output blocks (marked `<!-- output: sdt -->` in
+# docs/src/probes.md) must be what these tools print now, addresses aside.
+normalize() { sed -E 's/0x[0-9a-f]+/0x…/g; s/Breakpoint 1\.[0-9]+/Breakpoint 1/; s/[[:space:]]+$//'; }
+check_doc_block() {
+    local n=$1 output=$2 line missing=0
+    while IFS= read -r line; do
+        [[ -z "${line// }" ]] && continue
+        if ! grep -qF -- "$(normalize <<<"$line" | sed 's/^[[:space:]]*//')" < <(normalize <<<"$output"); then
+            echo "test-sdt: docs/src/probes.md, output block $n: not in the real output: $line" >&2
+            missing=1
+        fi
+    done < <(awk -v want="$n" '
+        /<!-- output: sdt -->/ { k++; grab = (k == want); next }
+        grab && /^```text/ { inb = 1; next }
+        inb && /^```/ { inb = 0; grab = 0; next }
+        inb' "$root/docs/src/probes.md")
+    return $missing
+}
+check_doc_block 1 "$notes" || exit 1
+echo "docs: the guide's readelf block is what readelf prints"
+
 check_probe() {
     local probe="$1"
     local out
@@ -52,7 +73,11 @@ check_probe() {
         exit 1
     fi
     echo "gdb: stopped at errtrace:$probe with errno $code, line $line, file $(grep -o '"[^"]*\.rs' <<<"$out" | head -1)\""
+    if [[ $probe == error ]]; then
+        check_doc_block 2 "$out" || exit 1
+        echo "docs: the guide's gdb block is what gdb prints"
+    fi
 }
 check_probe error
 check_probe hop
-echo "test-sdt: 4 passed, 0 failed"
+echo "test-sdt: 6 passed, 0 failed"

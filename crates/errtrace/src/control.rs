@@ -18,6 +18,9 @@
 //! | `func probe ratelimit=5/1s` | a tighter rate limit |
 //! | `fail name=alloc_buf probability=100 times=3 code=ENOMEM` | inject faults ([`fault`](crate::fault)) |
 //!
+//! The whole grammar, with every word and its limits, is in the guide's chapter on the control
+//! language (`docs/src/control.md` in the repository, "The grammar"); it is stated there once.
+//!
 //! Several queries may be separated by `;` or newlines; an input applies completely or not at
 //! all. A query stays in force for sites that appear later (errtrace interns some sites on
 //! first use), like a `dyndbg=` boot parameter: with `std` all of them; without it up to

@@ -174,7 +174,7 @@ pub fn set_sink(sink: &'static dyn Sink) -> Result<(), crate::platform::AlreadyS
 }
 
 /// Whether `sink` is the installed global sink.
-#[cfg(not(loom))]
+#[cfg(all(feature = "testing", not(loom)))]
 pub(crate) fn is_current(sink: &'static dyn Sink) -> bool {
     SINK.get()
         .is_some_and(|s| core::ptr::addr_eq(s as *const dyn Sink, sink as *const dyn Sink))

@@ -293,6 +293,7 @@ pub(crate) struct RateState {
 
 impl RateState {
     /// Forgets the window and its counts (a new test starts from nothing).
+    #[cfg(feature = "testing")]
     pub(crate) fn reset(&self) {
         self.start_ms.store(0, Ordering::Relaxed);
         self.printed.store(0, Ordering::Relaxed);

@@ -1,17 +1,7 @@
 //! The control language: parsing queries into commands.
 //!
-//! ```text
-//! input    := query ( (';' | '\n') query )*      ('#' to the end of a line is a comment)
-//! query    := site-query | fail-query | (empty)
-//! site-query := match* action+
-//! match    := 'file' GLOB[':' RANGE] | 'func' GLOB | 'module' GLOB | 'format' WORD-OR-"QUOTED"
-//!           | 'line' RANGE | 'code' CODE
-//! RANGE    := N | N-M | -N | N-
-//! action   := flags | 'ratelimit=' BURST '/' N ('ms'|'s') | 'once' | 'quiet' | 'always' | 'debug'
-//! flags    := ('+' | '-' | '=') [pflmts_]+        (`=_` clears every flag)
-//! fail-query := 'fail' ( 'name=' NAME | 'probability=' N | 'interval=' N | 'times=' N
-//!               | 'code=' CODE | 'off' )+
-//! ```
+//! The grammar is stated once, in the guide (`docs/src/control.md`, "The grammar"); this module
+//! implements it, and the fuzz corpus and the tests in `tests/test_control.rs` hold it to it.
 //!
 //! `GLOB` takes `*` (any run) and `?` (any one character). Parsing never allocates: a command
 //! keeps its patterns in fixed buffers of [`MAX_PATTERN`] bytes.
