@@ -113,15 +113,24 @@ impl fmt::Display for Error {
         if f.alternate() {
             return fmt::Display::fmt(&self.report(), f);
         }
-        let code = self.code();
-        write!(
-            f,
-            "{:?}: {} (at {})",
-            code,
-            code.description(),
-            self.origin()
-        )
+        write_label(f, self.code(), &self.origin())
     }
+}
+
+impl fmt::Display for crate::Snapshot {
+    /// The error's one line: `EIO: Input/output error (at src/bus.rs:42:13)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_label(f, self.code(), &self.origin())
+    }
+}
+
+/// An error's one line, its label: `EIO: Input/output error (at src/bus.rs:42:13)`.
+fn write_label(
+    f: &mut fmt::Formatter<'_>,
+    code: crate::code::Code,
+    origin: &crate::Origin,
+) -> fmt::Result {
+    write!(f, "{:?}: {} (at {})", code, code.description(), origin)
 }
 
 impl fmt::Debug for Error {

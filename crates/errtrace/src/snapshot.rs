@@ -77,16 +77,3 @@ impl PartialEq<Code> for Snapshot {
         self.code == *other
     }
 }
-
-impl core::fmt::Display for Snapshot {
-    /// The error's one line: `EIO: Input/output error (at src/bus.rs:42:13)`.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "{:?}: {} (at {})",
-            self.code,
-            self.code.description(),
-            self.origin
-        )
-    }
-}
