@@ -10,7 +10,11 @@
 /// ```
 ///
 /// `CODE` is a code name (`EIO`, resolved in [`errtrace::code`](crate::code)) or any expression
-/// of type [`Code`](crate::code::Code). `POLICY` is one of `always`, `once`, `quiet`, `debug`,
+/// of type [`Code`](crate::code::Code). A bare name is looked up in `errtrace::code` before your
+/// module's names (the macro brings the codes into scope around `CODE`; local variables still
+/// come first), so `err!(EIO)` needs no import, and an import of `errtrace::code::EIO` used only
+/// by `err!` is reported unused: leave it out. To pass a constant of your own that has an errno's
+/// name, write its path (`err!(self::EIO)`). `POLICY` is one of `always`, `once`, `quiet`, `debug`,
 /// `ratelimit(BURST, INTERVAL_MS)`; without it the code's default class applies
 /// ([`policy`](crate::policy)).
 ///

@@ -50,3 +50,32 @@ fn point() -> errtrace::Result<u8> {
     errtrace::fail_point!("hygiene_point");
     Ok(1)
 }
+
+mod names {
+    /// A constant of the user's own with an errno's name (and another value).
+    pub const ENODEV: errtrace::code::Code = errtrace::code::EPERM;
+}
+use names::ENODEV as MY_ENODEV;
+
+/// How `err!` reads a code name, as documented: a bare name is errtrace's code, a path or any
+/// other expression is evaluated as written, local variables come first.
+#[test]
+fn code_names_resolve_as_documented() {
+    let e = errtrace::err!(ENODEV);
+    assert_eq!(e.code(), errtrace::code::ENODEV);
+    e.handled();
+    let e = errtrace::err!(names::ENODEV);
+    assert_eq!(
+        e.code(),
+        errtrace::code::EPERM,
+        "a path is the user's constant"
+    );
+    e.handled();
+    let e = errtrace::err!(MY_ENODEV);
+    assert_eq!(e.code(), errtrace::code::EPERM);
+    e.handled();
+    let code = errtrace::code::EBUSY;
+    let e = errtrace::err!(code);
+    assert_eq!(e.code(), errtrace::code::EBUSY, "a local variable");
+    e.handled();
+}
