@@ -15,7 +15,7 @@ use syn::{Attribute, Expr, Pat, Stmt};
 use crate::config::Config;
 use crate::discover::SourceFile;
 use crate::findings::{Finding, Kind};
-use crate::logging::{Names, ERROR_CLOSURE_ADAPTERS, MAKERS, PANIC_MACROS, PASS_THROUGH};
+use crate::logging::{passes_through, Names, ERROR_CLOSURE_ADAPTERS, MAKERS, PANIC_MACROS};
 use crate::model::*;
 use crate::parse;
 use crate::suppress::Suppressions;
@@ -598,7 +598,7 @@ impl<'n, 't> Walker<'n, 't> {
                     if MAKERS.contains(&name.as_str()) {
                         return (Some(Target::Made), attached || self.contains_log(&m.args));
                     }
-                    if PASS_THROUGH.contains(&name.as_str()) {
+                    if passes_through(&name) {
                         cur = &m.receiver;
                         continue;
                     }
@@ -1074,7 +1074,7 @@ impl<'n, 't> Walker<'n, 't> {
                         if MAKERS.contains(&name.as_str()) {
                             return Some((Target::Made, attached));
                         }
-                        if self.names.is_log_method(&name, text, 1) || PASS_THROUGH.contains(&name.as_str()) {
+                        if self.names.is_log_method(&name, text, 1) || passes_through(&name) {
                             j = j.checked_sub(3)?;
                             continue;
                         }

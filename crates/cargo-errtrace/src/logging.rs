@@ -40,8 +40,12 @@ const OTHER_MACROS: &[&str] = &[
 /// Functions that log (last path segment).
 const LOG_FUNCTIONS: &[&str] = &["dev_err_probe"];
 
-/// Methods on a `Result` that log its error (errtrace's `.log("…")`, `.log_with(|e| …)`).
-const LOG_METHODS: &[&str] = &["log", "log_with"];
+/// Methods on a `Result` that log its error: errtrace's (`.log("…")`, `.log_with(|e| …)`,
+/// `.not_expected("…")`, `.or_log("…", v)`), read from `errtrace::vocabulary`, the list errtrace's
+/// own tests hold to `ResultExt`.
+fn log_methods() -> impl Iterator<Item = &'static str> {
+    errtrace::vocabulary::logging_methods()
+}
 
 /// Result adapters whose closure argument runs on the error path: a log call inside the
 /// closure logs the error.
@@ -55,16 +59,14 @@ pub const ERROR_CLOSURE_ADAPTERS: &[&str] = &[
 
 /// Methods that pass the error of their receiver through (possibly converted); the callee of
 /// the `?` is found under them.
+/// errtrace's own (`.during()`, `.log()`, `.not_expected()`…) come from `errtrace::vocabulary`:
+/// see [`passes_through`].
 pub const PASS_THROUGH: &[&str] = &[
     "map_err",
     "inspect_err",
     "inspect",
     "or_else",
-    "log",
-    "log_with",
     "context",
-    "during",
-    "trace",
     "with_code",
     "with_context",
     "wrap_err",
@@ -73,6 +75,12 @@ pub const PASS_THROUGH: &[&str] = &[
     "and_then",
     "into",
 ];
+
+/// Whether a method passes the error of its receiver through: the general adapters of
+/// [`PASS_THROUGH`], and errtrace's methods that pass the error on.
+pub fn passes_through(name: &str) -> bool {
+    PASS_THROUGH.contains(&name) || errtrace::vocabulary::passing_methods().any(|m| m == name)
+}
 
 /// Methods that make an error out of an `Option` or a value.
 pub const MAKERS: &[&str] = &["ok_or", "ok_or_else"];
@@ -107,7 +115,7 @@ impl Names {
         macros.extend(config.log_macros.iter().cloned());
         let mut functions: HashSet<String> = LOG_FUNCTIONS.iter().map(|s| s.to_string()).collect();
         functions.extend(config.log_functions.iter().cloned());
-        let mut methods: HashSet<String> = LOG_METHODS.iter().map(|s| s.to_string()).collect();
+        let mut methods: HashSet<String> = log_methods().map(|s| s.to_string()).collect();
         methods.extend(config.log_methods.iter().cloned());
         let mut origins: HashSet<String> = ORIGIN_FUNCTIONS.iter().map(|s| s.to_string()).collect();
         origins.extend(config.origin_functions.iter().cloned());

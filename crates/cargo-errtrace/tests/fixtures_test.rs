@@ -17,6 +17,7 @@ const EXPECTED: &[Row] = &[
     ("logged_inspect_err.rs", 0, 0, 0, 0, 0, 2, 1),
     ("logged_map_err.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_log_method.rs", 0, 0, 0, 0, 0, 2, 2),
+    ("logged_not_expected.rs", 0, 0, 0, 0, 0, 1, 2),
     ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
     ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),

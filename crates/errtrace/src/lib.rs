@@ -159,6 +159,8 @@ pub mod testing;
 #[cfg(not(loom))]
 mod trail;
 mod unrecorded;
+#[doc(hidden)]
+pub mod vocabulary;
 
 #[cfg(not(loom))]
 pub use boundary::{boundary, boundary_errno};

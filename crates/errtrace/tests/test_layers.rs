@@ -38,6 +38,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("boundary", 4),
     ("trail", 4),
     ("testing", 4),
+    ("vocabulary", 4),
     ("interop", 4),
     ("macros", 4),
     ("policy", 4),
