@@ -15,12 +15,7 @@ fn declared() -> BTreeSet<String> {
     body[..end]
         .lines()
         .filter_map(|l| l.trim().strip_prefix("fn "))
-        .map(|l| {
-            l.split(|c: char| c == '(' || c == '<')
-                .next()
-                .unwrap()
-                .to_string()
-        })
+        .map(|l| l.split(['(', '<']).next().unwrap().to_string())
         .collect()
 }
 
