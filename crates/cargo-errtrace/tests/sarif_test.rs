@@ -48,3 +48,32 @@ fn sarif_shape() {
         .unwrap();
     assert_eq!(notes.len(), 1, "the parse error is a notification");
 }
+
+/// Every result has its own fingerprint, and an edit that only moves lines keeps them (issue 15,
+/// item 6: the fingerprint was kind, file, function and boundary, so two findings in one
+/// function shared one, and code scanning merged or flapped them).
+#[test]
+fn fingerprints_are_unique_and_do_not_hold_line_numbers() {
+    let r = common::audit_path(&common::fixtures());
+    let text = render(&r, Format::Sarif, Path::new("."), false);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let prints: Vec<String> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|res| {
+            res["partialFingerprints"]["errtraceAudit/v2"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let unique: std::collections::BTreeSet<&String> = prints.iter().collect();
+    assert_eq!(unique.len(), prints.len(), "{prints:#?}");
+    for (res, fp) in v["runs"][0]["results"].as_array().unwrap().iter().zip(&prints) {
+        let line = res["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap();
+        assert!(!fp.contains(&format!(":{line}:")), "{fp} holds its line");
+    }
+}

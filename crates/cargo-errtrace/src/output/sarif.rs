@@ -30,7 +30,31 @@ fn location(file: &str, line: u32, column: Option<u32>, message: Option<String>)
     loc
 }
 
-fn result(f: &Finding) -> Value {
+/// A finding's stable identity for code scanning: what it is (kind, file, function, boundary,
+/// message) without its line number, so that an edit above it does not make it a new result;
+/// and, for findings alike in all of that, their order among themselves, so that no two share
+/// one (code scanning would merge them, or flap between them).
+fn fingerprints(findings: &[Finding]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    findings
+        .iter()
+        .map(|f| {
+            let key = format!(
+                "{}:{}:{}:{}:{}",
+                f.kind,
+                f.file,
+                f.function,
+                f.boundary.as_ref().map(|b| b.function.as_str()).unwrap_or(""),
+                f.message
+            );
+            let n = seen.entry(key.clone()).or_insert(0);
+            *n += 1;
+            format!("{key}:{n}")
+        })
+        .collect()
+}
+
+fn result(f: &Finding, fingerprint: &str) -> Value {
     let rule_index = Kind::ALL.iter().position(|k| *k == f.kind).unwrap_or(0);
     let mut r = json!({
         "ruleId": f.kind.as_str(),
@@ -38,10 +62,7 @@ fn result(f: &Finding) -> Value {
         "level": level(f.kind),
         "message": { "text": format!("{} (in `{}`)", f.message, f.function) },
         "locations": [location(&f.file, f.line, Some(f.column), None)],
-        "partialFingerprints": {
-            "errtraceAudit/v1": format!("{}:{}:{}:{}", f.kind, f.file, f.function,
-                f.boundary.as_ref().map(|b| b.function.as_str()).unwrap_or(""))
-        }
+        "partialFingerprints": { "errtraceAudit/v2": fingerprint }
     });
     if !f.chain.is_empty() {
         let steps: Vec<Value> = f
@@ -119,7 +140,12 @@ pub fn render(report: &Report) -> String {
                 "executionSuccessful": report.io_errors.is_empty(),
                 "toolExecutionNotifications": notifications
             }],
-            "results": report.findings.iter().map(result).collect::<Vec<_>>()
+            "results": report
+                .findings
+                .iter()
+                .zip(fingerprints(&report.findings))
+                .map(|(f, fp)| result(f, &fp))
+                .collect::<Vec<_>>()
         }]
     });
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
