@@ -11,6 +11,12 @@ pub const MAX_NESTING: usize = 256;
 /// parses each one recursively.
 pub const MAX_PREFIX_RUN: usize = 256;
 
+/// Most operator tokens (`.`, `?`, `=`, `+`, `::`…) in one statement at one bracket level. A flat
+/// chain (`a.b().c()…`, `x???…`, `a = a = …`, `1 + 1 + …`) is flat text but a tree as deep as
+/// it is long, which syn and the walker build, walk and drop recursively; real code stays far
+/// below this.
+pub const MAX_CHAIN: usize = 4096;
+
 /// A parse failure: 1-based line and column, message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -65,11 +71,14 @@ pub fn parse_file(content: &str) -> Result<syn::File, Failure> {
 pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
     let mut stack: Vec<proc_macro2::token_stream::IntoIter> = vec![tokens.clone().into_iter()];
     let mut run = 0usize;
+    // Operator tokens since the last `;` or `,` at each open bracket level.
+    let mut chain: Vec<usize> = vec![0];
     // Unclosed `<` since the last `;` or bracket: generic types nest recursively too.
     let mut angles = 0usize;
     while let Some(top) = stack.last_mut() {
         let Some(tt) = top.next() else {
             stack.pop();
+            chain.pop();
             angles = 0;
             continue;
         };
@@ -79,6 +88,25 @@ pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
                 '>' => angles = angles.saturating_sub(1),
                 ';' => angles = 0,
                 _ => {}
+            }
+            let ops = chain.last_mut();
+            match (p.as_char(), ops) {
+                (';' | ',', Some(n)) => *n = 0,
+                (_, Some(n)) => {
+                    *n += 1;
+                    if *n > MAX_CHAIN {
+                        let start = p.span().start();
+                        return Err(Failure {
+                            line: start.line as u32,
+                            column: start.column as u32 + 1,
+                            message: format!(
+                                "an expression of more than {MAX_CHAIN} operators in a row \
+                                 (a chain of calls, `?`, fields or assignments); not analysed"
+                            ),
+                        });
+                    }
+                }
+                (_, None) => {}
             }
             if angles > MAX_NESTING {
                 let start = p.span().start();
@@ -120,6 +148,7 @@ pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
             }
             if g.delimiter() != Delimiter::None || !g.stream().is_empty() {
                 stack.push(g.stream().into_iter());
+                chain.push(0);
                 angles = 0;
             }
         }
@@ -144,6 +173,26 @@ mod tests {
             Ok(_) => panic!("parsed: {src:.80}"),
             Err(e) => e,
         }
+    }
+
+    /// Flat chains as long as the ones that overflowed the worker's stack (issue 15, item 5:
+    /// 200k chained calls, 400k `?`, aborted the whole run with exit 134) are refused with a
+    /// position, like deep nesting.
+    #[test]
+    fn long_flat_chains_are_refused_not_crashed() {
+        let calls = format!("fn f() {{ a{} ; }}", ".b()".repeat(200_000));
+        let qs = format!("fn f() {{ x{} ; }}", "?".repeat(400_000));
+        let fields = format!("fn f() {{ s{} ; }}", ".f".repeat(200_000));
+        let assigns = format!("fn f() {{ {}a ; }}", "a = ".repeat(200_000));
+        let sums = format!("fn f() {{ {}1 ; }}", "1 + ".repeat(200_000));
+        for src in [calls, qs, fields, assigns, sums] {
+            let e = fail(&src);
+            assert!(e.message.contains("operators in a row"), "{}", e.message);
+            assert_eq!(e.line, 1);
+        }
+        // A long but ordinary function is fine: the count restarts at each `;` and `,`.
+        let many = format!("fn f() {{ {} }}", "a.b()?.c; ".repeat(5_000));
+        assert!(parse_file(&many).is_ok());
     }
 
     #[test]

@@ -127,3 +127,31 @@ fn cargo_subcommand_form_and_formats() {
     assert_eq!(code, 0);
     assert!(out.contains("\"2.1.0\""));
 }
+
+/// A file with a 200,000-call chain (0.8 MB on one line) among ordinary files: the run finishes,
+/// names that file as not analysed (without printing its line), and audits the others (issue 15,
+/// item 5: such a file overflowed the worker's stack and aborted the whole run, exit 134).
+#[test]
+fn a_huge_flat_expression_does_not_abort_the_run() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-chain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("chain.rs"),
+        format!("fn f() {{ a{}; }}\n", ".b()".repeat(200_000)),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixtures().join("silent_chain.rs"),
+        dir.join("silent_chain.rs"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&["audit", &dir.display().to_string(), "--color", "never"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("warning[silent-chain]"),
+        "the other file is audited: {out}"
+    );
+    assert!(out.contains("operators in a row"), "{out}");
+    assert!(out.len() < 100_000, "the long line is not printed back");
+}

@@ -60,6 +60,23 @@ fn offset_of(text: &str, line: u32, column: u32) -> (usize, usize) {
     (off, len)
 }
 
+/// Longest source line shown under a diagnostic; a longer one (generated code, a minified
+/// table) is named by position instead of printed whole.
+const MAX_SHOWN_LINE: usize = 512;
+
+/// The length in bytes of 1-based `line` of `source`.
+fn line_len(source: &str, line: u32) -> usize {
+    source
+        .split('\n')
+        .nth((line.max(1) - 1) as usize)
+        .map_or(0, str::len)
+}
+
+/// The note for a line too long to show.
+fn long_line_note(file: &str, line: u32, column: u32, len: usize) -> String {
+    format!("at {file}:{line}:{column} (the line is {len} bytes long; not shown)")
+}
+
 struct Files {
     files: SimpleFiles<String, String>,
     ids: HashMap<String, Option<usize>>,
@@ -86,7 +103,16 @@ fn finding_diagnostic(
     let mut d = Diagnostic::warning()
         .with_code(f.kind.as_str())
         .with_message(&f.message);
+    let mut long_line = None;
     if let Some(id) = file_id {
+        if let Ok(file) = files.get(id) {
+            let n = line_len(file.source(), f.line);
+            if n > MAX_SHOWN_LINE {
+                long_line = Some(long_line_note(&f.file, f.line, f.column, n));
+            }
+        }
+    }
+    if let (Some(id), None) = (file_id, &long_line) {
         if let Ok(file) = files.get(id) {
             let (off, len) = offset_of(file.source(), f.line, f.column);
             let what = match f.kind {
@@ -100,7 +126,7 @@ fn finding_diagnostic(
             ]);
         }
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = long_line.into_iter().collect();
     if file_id.is_none() {
         notes.push(format!(
             "at {}:{}:{} in `{}`",
@@ -153,6 +179,10 @@ fn parse_diagnostic(
         .with_code("parse-error")
         .with_message(format!("could not parse: {}", e.message));
     match file_id.and_then(|id| files.get(id).ok().map(|f| (id, f))) {
+        Some((_, file)) if line_len(file.source(), e.line) > MAX_SHOWN_LINE => {
+            let n = line_len(file.source(), e.line);
+            d = d.with_notes(vec![long_line_note(&e.file, e.line, e.column, n)]);
+        }
         Some((id, file)) => {
             let (off, len) = offset_of(file.source(), e.line, e.column);
             d = d.with_labels(vec![Label::primary(id, off..off + len)]);
