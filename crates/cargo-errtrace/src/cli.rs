@@ -48,6 +48,10 @@ struct AuditArgs {
     /// Repeatable.
     #[arg(long, value_name = "KIND")]
     deny: Vec<String>,
+    /// Also report `panic` findings (`.unwrap()`, `.expect()`, `panic!`…), which are off by
+    /// default (as `panics = true` in the config; `--deny panic` turns them on too).
+    #[arg(long)]
+    panics: bool,
     /// Config file (default: errtrace-audit.toml at PATH, if present).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -140,7 +144,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     };
     let config = match crate::load_config(&a.path, a.config.as_deref()) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            // Denying `panic` by name asks for them to be looked for.
+            c.panics |= a.panics || a.deny.iter().any(|d| d == "panic");
+            c
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return EXIT_ERROR;

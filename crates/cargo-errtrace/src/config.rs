@@ -23,6 +23,11 @@ pub struct Config {
     pub origin_functions: Vec<String>,
     /// Functions outside the tree whose results count as `Result` when discarded.
     pub discard_functions: Vec<String>,
+    /// Report `panic` findings (`.unwrap()`, `.expect()`, `panic!`… on a `Result` or in code
+    /// that returns one). Off by default: on real drivers nearly all of them are guarded by an
+    /// invariant, and clippy's `unwrap_used`/`expect_used` already point at them. `--panics`
+    /// turns it on too.
+    pub panics: bool,
 }
 
 /// Why a config could not be loaded.

@@ -169,6 +169,8 @@ pub struct Report {
     pub version: u32,
     /// The audited root, as given.
     pub root: String,
+    /// Whether `panic` findings were looked for (`--panics`, or `panics = true` in the config).
+    pub panics_checked: bool,
     /// Number of `.rs` files audited.
     pub files: u64,
     /// Totals.

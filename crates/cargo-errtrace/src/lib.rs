@@ -104,7 +104,13 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
         .iter()
         .map(|(rel, text)| summarize_source(text, rel, config))
         .collect();
-    build_report("<memory>".to_string(), summaries, Vec::new(), &names)
+    build_report(
+        "<memory>".to_string(),
+        summaries,
+        Vec::new(),
+        &names,
+        config.panics,
+    )
 }
 
 fn summarize_path(
@@ -200,7 +206,8 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let t_summarize = t1.elapsed().as_secs_f64();
     let t2 = std::time::Instant::now();
     let root = opts.root.display().to_string();
-    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names));
+    let panics = opts.config.panics;
+    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names, panics));
     report.timings = findings::Timings {
         discover: t_discover,
         summarize: t_summarize,
@@ -214,9 +221,13 @@ fn build_report(
     summaries: Vec<model::FileSummary>,
     io_errors: Vec<findings::IoError>,
     names: &logging::Names,
+    panics: bool,
 ) -> Report {
     let analysis = chain::analyse(&summaries, names);
     let mut findings = analysis.findings;
+    if !panics {
+        findings.retain(|f| f.kind != findings::Kind::Panic);
+    }
     findings.sort_by(|a, b| {
         (
             a.file.as_str(),
@@ -258,6 +269,7 @@ fn build_report(
     let mut report = Report {
         version: SCHEMA_VERSION,
         root,
+        panics_checked: panics,
         files: summaries.len() as u64 + io_errors.len() as u64,
         summary,
         findings,

@@ -33,7 +33,13 @@ fn denied_findings_exit_1() {
     let (code, _, _) = run(&["audit", &fixture("silent_chain.rs"), "--deny", "silent-chain"]);
     assert_eq!(code, 1);
     // `discarded` denies everything at or above it.
+    let (code, _, _) = run(&["audit", &fixture("panic.rs"), "--panics", "--deny", "discarded"]);
+    assert_eq!(code, 1);
+    // Without `--panics` the panics are not looked for: nothing to deny in that file.
     let (code, _, _) = run(&["audit", &fixture("panic.rs"), "--deny", "discarded"]);
+    assert_eq!(code, 0);
+    // Denying `panic` by name looks for them.
+    let (code, _, _) = run(&["audit", &fixture("panic.rs"), "--deny", "panic"]);
     assert_eq!(code, 1);
     // `panic` is above `silent-chain`: a file with only chains passes `--deny panic`.
     let (code, _, _) = run(&["audit", &fixture("silent_chain.rs"), "--deny", "panic"]);
@@ -119,7 +125,14 @@ fn config_adds_log_macros_boundaries_and_discards() {
 
 #[test]
 fn cargo_subcommand_form_and_formats() {
-    let (code, out, _) = run(&["errtrace", "audit", &fixture("panic.rs"), "--format", "json"]);
+    let (code, out, _) = run(&[
+        "errtrace",
+        "audit",
+        &fixture("panic.rs"),
+        "--panics",
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["summary"]["panic"], 5);

@@ -108,3 +108,18 @@ fn parse_errors_have_positions_and_the_audit_goes_on() {
     assert!(e.column > 1);
     assert!(r.findings.len() > 10, "the other files were audited");
 }
+
+/// `panic` findings are opt-in (issue 15, item 3: on a real driver 18 of 18 reported
+/// `.unwrap()`s were guarded by an invariant, and clippy already points at them).
+#[test]
+fn panic_findings_are_off_by_default() {
+    let r = common::audit_with(
+        &common::fixtures().join("panic.rs"),
+        errtrace_audit::Config::default(),
+    );
+    assert_eq!(r.count(Kind::Panic), 0);
+    assert!(!r.panics_checked);
+    let on = common::audit_fixture("panic.rs");
+    assert_eq!(on.count(Kind::Panic), 5);
+    assert!(on.panics_checked);
+}

@@ -7,9 +7,13 @@ use std::path::Path;
 fn report() -> errtrace_audit::Report {
     // Relative to the crate directory (where `cargo test` runs), so `root` is stable.
     let root = Path::new("tests/fixtures");
+    // Every rule, `panic` (opt-in) included.
     let opts = Options {
         root: root.to_path_buf(),
-        config: Config::default(),
+        config: Config {
+            panics: true,
+            ..Config::default()
+        },
         jobs: Some(2),
     };
     audit(&opts).expect("audit of the fixtures")

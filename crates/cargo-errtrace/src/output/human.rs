@@ -224,10 +224,15 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
         "audited {} files ({} lines): {} `?`, {} logging calls, {} functions, {} boundaries",
         report.files, s.lines, s.question_marks, s.log_calls, s.functions, s.boundaries
     );
+    let panic = if report.panics_checked {
+        format!("{} panic", s.panic)
+    } else {
+        "panic not checked (--panics)".to_string()
+    };
     let _ = writeln!(
         out,
-        "findings: {} silent-chain, {} discarded, {} swallowed, {} panic; {} parse errors; {} suppressed",
-        s.silent_chain, s.discarded, s.swallowed, s.panic, s.parse_errors, s.suppressed
+        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed",
+        s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed
     );
     out
 }

@@ -10,10 +10,21 @@ pub fn fixtures() -> PathBuf {
         .join("fixtures")
 }
 
+/// The audit with every rule on (`panics` included), as the fixtures test each rule.
 pub fn audit_path(p: &Path) -> Report {
+    audit_with(
+        p,
+        Config {
+            panics: true,
+            ..Config::default()
+        },
+    )
+}
+
+pub fn audit_with(p: &Path, config: Config) -> Report {
     let opts = Options {
         root: p.to_path_buf(),
-        config: Config::default(),
+        config,
         jobs: Some(2),
     };
     match audit(&opts) {
