@@ -74,6 +74,20 @@ struct FnCtx {
     summary: FnSummary,
     closure_depth: u32,
     returns_option: bool,
+    /// The function has a non-Rust ABI (`extern "C" fn`): its C caller sees only the value it
+    /// returns, so an `Err` arm that turns the error into such a value hands it over.
+    c_abi: bool,
+}
+
+/// Whether `sig` declares a real non-Rust ABI (`extern "C"`, `extern "system"`, bare `extern`).
+fn has_c_abi(sig: &syn::Signature) -> bool {
+    match &sig.abi {
+        Some(abi) => match &abi.name {
+            Some(name) => name.value() != "Rust",
+            None => true,
+        },
+        None => false,
+    }
 }
 
 struct Walker<'n, 't> {
@@ -899,6 +913,7 @@ impl<'n, 't> Walker<'n, 't> {
             summary,
             closure_depth: 0,
             returns_option,
+            c_abi: has_c_abi(sig),
         });
         self.generics.push(type_params(&sig.generics));
         let params: Vec<(String, String)> = sig
@@ -1373,7 +1388,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     };
                     bi.visit_expr(&arm.body);
                     let i = bi.info;
-                    if !i.log && !i.exits && !i.uses {
+                    // In an `extern "C"` fn, an arm that gives a value (`Err(_) => POLLERR`, a
+                    // null the C side maps to -ENOMEM) converts the error for its C caller.
+                    let to_c = !is_empty_body(&arm.body)
+                        && self.fns.last().is_some_and(|f| f.c_abi && f.closure_depth == 0);
+                    if !i.log && !i.exits && !i.uses && !to_c {
                         let what = if is_empty_body(&arm.body) {
                             "does nothing with it"
                         } else {
