@@ -249,22 +249,6 @@ fn is_test_attr(attrs: &[Attribute]) -> bool {
     })
 }
 
-fn is_exported_attr(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        let p = a.path();
-        if p.is_ident("no_mangle") || p.is_ident("export_name") {
-            return true;
-        }
-        if p.is_ident("unsafe") {
-            if let syn::Meta::List(l) = &a.meta {
-                let t = l.tokens.to_string();
-                return t.contains("no_mangle") || t.contains("export_name");
-            }
-        }
-        false
-    })
-}
-
 fn is_self(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("self"))
 }
@@ -835,13 +819,7 @@ impl<'n, 't> Walker<'n, 't> {
         }
     }
 
-    fn boundary_of(
-        &self,
-        name: &str,
-        sig: &syn::Signature,
-        attrs: &[Attribute],
-        in_impl: bool,
-    ) -> Option<Boundary> {
+    fn boundary_of(&self, name: &str, sig: &syn::Signature, in_impl: bool) -> Option<Boundary> {
         let (owner, trait_name) = match self.impls.last() {
             Some(i) if in_impl => (i.owner.as_deref(), i.trait_name.as_deref()),
             _ => (None, None),
@@ -849,7 +827,10 @@ impl<'n, 't> Walker<'n, 't> {
         if self.config.is_boundary(name, owner, trait_name) {
             return Some(Boundary::Config);
         }
-        if sig.abi.is_some() || is_exported_attr(attrs) {
+        // Only a real foreign ABI hands errors to non-Rust code: `#[export_name]` or
+        // `#[no_mangle]` on a Rust-ABI function only names its symbol (Rust binder does it so
+        // that `ps` shows a readable wchan), and its callers are Rust.
+        if has_c_abi(sig) {
             return Some(Boundary::Exported);
         }
         if !in_impl && name == "main" {
@@ -897,7 +878,7 @@ impl<'n, 't> Walker<'n, 't> {
         let ret = ret_of(&sig.output);
         let returns_option = ret.is_option();
         let summary = FnSummary {
-            boundary: self.boundary_of(&name, sig, attrs, in_impl),
+            boundary: self.boundary_of(&name, sig, in_impl),
             name,
             owner,
             trait_name,

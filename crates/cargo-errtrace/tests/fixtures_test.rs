@@ -12,6 +12,7 @@ const EXPECTED: &[Row] = &[
     ("rethrow.rs", 1, 0, 0, 0, 0, 0, 0),
     ("boundaries.rs", 3, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_inspect_err.rs", 0, 0, 0, 0, 0, 2, 1),
