@@ -328,6 +328,7 @@ fn chain_finding(
         boundary: Some(BoundaryInfo {
             function: bf.display.clone(),
             kind: kind.describe().to_string(),
+            fate: kind.fate().to_string(),
         }),
     })
 }

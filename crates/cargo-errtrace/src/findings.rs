@@ -88,6 +88,8 @@ pub struct BoundaryInfo {
     pub function: String,
     /// Why it is a boundary.
     pub kind: String,
+    /// What becomes of an unlogged error there (who prints what, if anyone).
+    pub fate: String,
 }
 
 /// A finding.

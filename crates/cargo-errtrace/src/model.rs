@@ -63,6 +63,25 @@ impl Boundary {
             Boundary::Config => "configured boundary",
         }
     }
+
+    /// What becomes of an error that leaves such a boundary unlogged.
+    pub fn fate(self) -> &'static str {
+        match self {
+            Boundary::ModuleInit => {
+                "errors leaving it are not printed by anyone: the kernel hands the errno to insmod"
+            }
+            Boundary::Probe => {
+                "the driver core prints only \"probe … failed with error -N\", and nothing (debug \
+                 level only) for ENODEV, ENXIO and EPROBE_DEFER"
+            }
+            Boundary::Main => {
+                "the standard library prints only the error's Debug form, not where it came from"
+            }
+            Boundary::Exported => "its caller is not Rust and gets only the value; nobody prints the error",
+            Boundary::FileOp => "user space gets only the errno; nobody prints the error",
+            Boundary::Config => "errors leaving it are not printed by anyone",
+        }
+    }
 }
 
 /// A called function as written at a call site, before resolution.

@@ -158,10 +158,7 @@ fn finding_diagnostic(
         notes.push(s);
     }
     if let Some(b) = &f.boundary {
-        notes.push(format!(
-            "`{}` is a boundary ({}): errors leaving it are not printed by anyone",
-            b.function, b.kind
-        ));
+        notes.push(format!("`{}` is a boundary ({}): {}", b.function, b.kind, b.fate));
     }
     notes.push(format!(
         "to accept this, add `// errtrace-audit: allow({}) <reason>` on or above line {}",
