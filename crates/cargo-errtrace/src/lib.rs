@@ -24,6 +24,7 @@ pub mod output;
 pub mod parse;
 pub mod resolve;
 pub mod suppress;
+pub mod wrappers;
 
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -99,10 +100,21 @@ pub fn summarize_source(text: &str, rel: &str, config: &Config) -> model::FileSu
 /// Audit source texts given in memory: (relative path, text), all in one crate. Used by
 /// tests and fuzzing.
 pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
-    let names = logging::Names::new(config);
+    let mut names = logging::Names::new(config);
+    let wrappers = wrappers::logging_wrappers(sources.iter().map(|(_, t)| *t), &names);
+    names.add_log_macros(wrappers);
     let summaries: Vec<model::FileSummary> = sources
         .iter()
-        .map(|(rel, text)| summarize_source(text, rel, config))
+        .map(|(rel, text)| {
+            let file = discover::SourceFile {
+                path: PathBuf::from(rel),
+                rel: rel.to_string(),
+                crate_name: "crate".to_string(),
+                crate_root: String::new(),
+                module: Vec::new(),
+            };
+            extract::summarize(text, &file, &names, config)
+        })
         .collect();
     build_report(
         "<memory>".to_string(),
@@ -177,7 +189,7 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
     let t_discover = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
-    let names = logging::Names::new(&opts.config);
+    let mut names = logging::Names::new(&opts.config);
     let mut builder = rayon::ThreadPoolBuilder::new().stack_size(STACK_SIZE);
     if let Some(j) = opts.jobs {
         builder = builder.num_threads(j.max(1));
@@ -185,6 +197,17 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let pool = builder
         .build()
         .map_err(|e| AuditError::Io(format!("cannot start worker threads: {e}")))?;
+    // The tree's own `macro_rules!` wrappers around logging macros log too: found first, over
+    // every file (a wrapper is often defined in one file and used in all the others).
+    let texts: Vec<String> = pool.install(|| {
+        files
+            .par_iter()
+            .filter_map(|f| std::fs::read_to_string(&f.path).ok())
+            .collect()
+    });
+    let wrappers = wrappers::logging_wrappers(texts.iter().map(String::as_str), &names);
+    drop(texts);
+    names.add_log_macros(wrappers);
     let results: Vec<Result<model::FileSummary, findings::IoError>> = pool.install(|| {
         files
             .par_iter()

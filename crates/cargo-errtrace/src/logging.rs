@@ -128,6 +128,11 @@ impl Names {
         }
     }
 
+    /// Adds macros that log (the tree's own `macro_rules!` wrappers around logging macros).
+    pub fn add_log_macros(&mut self, more: impl IntoIterator<Item = String>) {
+        self.macros.extend(more);
+    }
+
     /// Is a macro with this last path segment a logging macro? `err!` is handled apart (it
     /// logs only with a message).
     pub fn is_log_macro(&self, name: &str) -> bool {

@@ -19,6 +19,7 @@ const EXPECTED: &[Row] = &[
     ("logged_map_err.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_log_method.rs", 0, 0, 0, 0, 0, 2, 2),
     ("logged_not_expected.rs", 0, 0, 0, 0, 0, 1, 2),
+    ("logged_wrapper_macro.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
     ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
