@@ -13,6 +13,8 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Findings hidden by suppression comments.
     pub suppressed: u64,
+    /// Discards explained by a comment next to them (not reported).
+    pub acknowledged: u64,
     /// Number of functions.
     pub functions: u64,
     /// Number of boundary functions.
@@ -30,6 +32,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
     let n = index.fns.len();
     let mut findings = Vec::new();
     let mut suppressed = 0u64;
+    let mut acknowledged = 0u64;
 
     // Crates that are no_std or kernel crates, by crate root.
     let kernelish: HashSet<&str> = files
@@ -130,7 +133,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         // Deferred checks.
         for check in &func.checks {
             let (kind, message) = match &check.kind {
-                CheckKind::Discard { form, callee } => {
+                CheckKind::Discard { form, callee, .. } => {
                     let in_tree = match index.resolve(callee, id) {
                         Resolution::Resolved(t) if index.returns_result(t) => Some(format!(
                             "in-tree `{}`",
@@ -195,6 +198,16 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 suppressed += 1;
                 continue;
             }
+            if matches!(
+                check.kind,
+                CheckKind::Discard {
+                    acknowledged: true,
+                    ..
+                }
+            ) {
+                acknowledged += 1;
+                continue;
+            }
             findings.push(Finding {
                 kind,
                 file: file.path.clone(),
@@ -251,6 +264,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
     Analysis {
         findings,
         suppressed,
+        acknowledged,
         functions: n as u64,
         boundaries: boundaries.len() as u64,
     }

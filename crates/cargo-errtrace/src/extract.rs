@@ -945,9 +945,38 @@ impl<'n, 't> Walker<'n, 't> {
         };
         if let Some((callee, logged)) = self.callee_of(e) {
             if !logged {
-                self.add_check(p, CheckKind::Discard { form, callee });
+                let acknowledged = self.explained_at(p.line);
+                self.add_check(
+                    p,
+                    CheckKind::Discard {
+                        form,
+                        callee,
+                        acknowledged,
+                    },
+                );
             }
         }
+    }
+
+    /// Whether a comment explains line `line`: an ordinary `//` comment on the line just before
+    /// (not an `errtrace-audit:` directive, which suppresses instead) or at the end of the line.
+    fn explained_at(&self, line: u32) -> bool {
+        let mut lines = self
+            .text
+            .lines()
+            .skip((line.max(1) - 1).saturating_sub(1) as usize);
+        let before = if line > 1 { lines.next() } else { None };
+        let here = lines.next().unwrap_or("");
+        let is_explanation = |c: &str| {
+            let c = c.trim();
+            !c.is_empty() && !c.starts_with("errtrace-audit:")
+        };
+        let before_ok = before
+            .map(str::trim)
+            .and_then(|l| l.strip_prefix("//"))
+            .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_explanation(c));
+        let trailing_ok = here.split_once("; //").is_some_and(|(_, c)| is_explanation(c));
+        before_ok || trailing_ok
     }
 
     /// A cheap look at a macro body's source text: can it hold anything the audit records

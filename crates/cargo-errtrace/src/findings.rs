@@ -149,6 +149,8 @@ pub struct Summary {
     pub lines: u64,
     /// Findings hidden by `// errtrace-audit: allow(…)` comments.
     pub suppressed: u64,
+    /// `let _ =` discards explained by a comment next to them: counted, not reported.
+    pub acknowledged: u64,
     /// Functions analysed.
     pub functions: u64,
     /// Boundary functions found.

@@ -269,6 +269,7 @@ fn build_report(
     });
     let mut summary = findings::Summary {
         suppressed: analysis.suppressed,
+        acknowledged: analysis.acknowledged,
         functions: analysis.functions,
         boundaries: analysis.boundaries,
         ..Default::default()

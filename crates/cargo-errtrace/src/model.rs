@@ -178,6 +178,9 @@ pub enum CheckKind {
         form: &'static str,
         /// The call whose result is dropped.
         callee: Callee,
+        /// A comment on the line before or at the end of the line says why: an acknowledged
+        /// discard, counted apart rather than reported.
+        acknowledged: bool,
     },
     /// `.unwrap_or(…)` and friends on a call, without a log.
     UnwrapOr {

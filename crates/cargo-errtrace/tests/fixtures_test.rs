@@ -23,6 +23,7 @@ const EXPECTED: &[Row] = &[
     ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
     ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
+    ("discarded_acknowledged.rs", 0, 1, 0, 0, 0, 0, 0),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
     ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
     ("swallowed_c_abi.rs", 0, 0, 1, 0, 0, 0, 0),
@@ -125,4 +126,13 @@ fn panic_findings_are_off_by_default() {
     let on = common::audit_fixture("panic.rs");
     assert_eq!(on.count(Kind::Panic), 5);
     assert!(on.panics_checked);
+}
+
+/// Two of the three discards in `discarded_acknowledged.rs` are explained by a comment (issue
+/// 15, item 3: such a `let _ =` was a plain finding).
+#[test]
+fn explained_discards_are_acknowledged() {
+    let r = common::audit_fixture("discarded_acknowledged.rs");
+    assert_eq!(r.summary.acknowledged, 2);
+    assert_eq!(r.count(Kind::Discarded), 1);
 }

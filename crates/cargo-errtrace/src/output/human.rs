@@ -228,8 +228,8 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     };
     let _ = writeln!(
         out,
-        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed",
-        s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed
+        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged",
+        s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed, s.acknowledged
     );
     out
 }
