@@ -60,7 +60,10 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
             let accepted = file.suppressions.allows(site.pos.line, Kind::SilentChain);
             match &site.target {
                 Target::Made | Target::OriginFn(_) => {
-                    if site.attached || site.before {
+                    // A log earlier in the block is about an error made here (`pr_err!(…);
+                    // return Err(EINVAL)`), not about one a call returns after it: flow, not
+                    // presence (a `dev_dbg!` at the top of a probe logs none of its `?`s).
+                    if site.attached || site.before && matches!(site.target, Target::Made) {
                         continue;
                     }
                     let what = match &site.target {
@@ -103,7 +106,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                         }
                     }
                     r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {
-                        if !matches!(site.how, How::Try | How::Rethrow) || site.attached || site.before {
+                        if !matches!(site.how, How::Try | How::Rethrow) || site.attached {
                             continue;
                         }
                         if accepted {

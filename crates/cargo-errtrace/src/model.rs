@@ -153,7 +153,8 @@ pub struct Site {
     /// A logging call is attached to it (`.inspect_err(|e| pr_err!(…))?`, `.log("…")?`,
     /// `Err(err!(EIO, "…"))`, `dev_err_probe(…)`).
     pub attached: bool,
-    /// An earlier statement of the same block contains a logging call.
+    /// An earlier statement of the same block contains a logging call (it counts for an error
+    /// made here, not for one a call returns after it).
     pub before: bool,
     /// Inside a closure or async block (the `?` leaves the closure, not the function).
     pub in_closure: bool,
