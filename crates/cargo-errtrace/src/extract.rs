@@ -445,6 +445,11 @@ fn err_pattern(p: &Pat) -> Option<Option<String>> {
                 return Some(None);
             }
             match ts.elems.first() {
+                // `Err(ERANGE)`: a constant (by the naming convention), so a pattern that
+                // handles one error, not a binding of every error.
+                Some(Pat::Ident(i)) if i.subpat.is_none() && is_const_name(&i.ident.to_string()) => None,
+                // `Err(code::ERANGE)`, `Err(Errno::Again)`: a path is a constant too.
+                Some(Pat::Path(_)) => None,
                 Some(Pat::Ident(i)) if i.subpat.is_none() => {
                     let n = i.ident.to_string();
                     if n.starts_with('_') {
@@ -459,6 +464,13 @@ fn err_pattern(p: &Pat) -> Option<Option<String>> {
         }
         _ => None,
     }
+}
+
+/// `ERANGE`, `E2BIG`, `MAX_TRIES`: upper case, digits and underscores, with a letter.
+fn is_const_name(n: &str) -> bool {
+    n.chars().any(|c| c.is_ascii_uppercase())
+        && n.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 fn is_empty_body(e: &Expr) -> bool {

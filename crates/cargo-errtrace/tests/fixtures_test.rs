@@ -28,6 +28,7 @@ const EXPECTED: &[Row] = &[
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
     ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
     ("swallowed_c_abi.rs", 0, 0, 1, 0, 0, 0, 0),
+    ("handled_const_pattern.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
     ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic_no_std.rs", 0, 0, 0, 1, 0, 0, 0),
