@@ -33,6 +33,9 @@ pub struct Discovered {
     pub files: Vec<SourceFile>,
     /// Unreadable directory entries: (relative path, message).
     pub errors: Vec<(String, String)>,
+    /// `.rs` paths that were not audited, and why (a symbolic link, which is not followed; a
+    /// FIFO, socket or device): (relative path, reason).
+    pub skipped: Vec<(String, String)>,
 }
 
 /// The files under `root` (a directory or a single `.rs` file).
@@ -40,6 +43,7 @@ pub fn discover(root: &Path) -> Result<Discovered, DiscoverError> {
     let meta =
         std::fs::metadata(root).map_err(|e| DiscoverError(format!("cannot read {}: {e}", root.display())))?;
     let mut errors = Vec::new();
+    let mut skipped = Vec::new();
     let mut found: Vec<PathBuf> = Vec::new();
     let base: PathBuf;
     if meta.is_file() {
@@ -60,8 +64,19 @@ pub fn discover(root: &Path) -> Result<Discovered, DiscoverError> {
         for entry in walker {
             match entry {
                 Ok(e) => {
-                    if e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "rs") {
+                    let rs = e.path().extension().is_some_and(|x| x == "rs");
+                    if rs && e.file_type().is_file() {
                         found.push(e.into_path());
+                    } else if rs && e.path_is_symlink() {
+                        skipped.push((
+                            rel_of(&base, e.path()),
+                            "a symbolic link, not followed (audit its target's directory)".to_string(),
+                        ));
+                    } else if rs && !e.file_type().is_dir() {
+                        skipped.push((
+                            rel_of(&base, e.path()),
+                            "not a regular file (a FIFO, socket or device)".to_string(),
+                        ));
                     }
                 }
                 Err(e) => {
@@ -88,7 +103,12 @@ pub fn discover(root: &Path) -> Result<Discovered, DiscoverError> {
             }
         })
         .collect();
-    Ok(Discovered { files, errors })
+    skipped.sort();
+    Ok(Discovered {
+        files,
+        errors,
+        skipped,
+    })
 }
 
 fn rel_of(base: &Path, path: &Path) -> String {

@@ -186,6 +186,9 @@ pub struct Report {
     /// Files that could not be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub io_errors: Vec<IoError>,
+    /// `.rs` paths that were not audited, and why (symbolic links, non-regular files).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<IoError>,
     /// Per-file counts.
     pub per_file: Vec<PerFile>,
     /// Seconds spent per phase (not part of the JSON schema).

@@ -186,6 +186,7 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let discover::Discovered {
         files,
         errors: walk_errors,
+        skipped,
     } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
     let t_discover = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
@@ -231,6 +232,10 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let root = opts.root.display().to_string();
     let panics = opts.config.panics;
     let mut report = pool.install(|| build_report(root, summaries, io_errors, &names, panics));
+    report.skipped = skipped
+        .into_iter()
+        .map(|(file, message)| findings::IoError { file, message })
+        .collect();
     report.timings = findings::Timings {
         discover: t_discover,
         summarize: t_summarize,
@@ -299,6 +304,7 @@ fn build_report(
         findings,
         parse_errors,
         io_errors,
+        skipped: Vec::new(),
         per_file,
         timings: findings::Timings::default(),
     };

@@ -168,3 +168,25 @@ fn a_huge_flat_expression_does_not_abort_the_run() {
     assert!(out.contains("operators in a row"), "{out}");
     assert!(out.len() < 100_000, "the long line is not printed back");
 }
+
+/// A symbolic link to a `.rs` file is not followed, and the output says so (issue 15, item 5:
+/// such files were skipped silently).
+#[cfg(unix)]
+#[test]
+fn a_symlinked_file_is_mentioned_not_skipped_silently() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(common::fixtures().join("silent_chain.rs"), dir.join("real.rs")).unwrap();
+    std::os::unix::fs::symlink(dir.join("real.rs"), dir.join("linked.rs")).unwrap();
+    let (code, out, _) = run(&["audit", &dir.display().to_string(), "--color", "never"]);
+    let (_, json, _) = run(&["audit", &dir.display().to_string(), "--format", "json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("note: skipped linked.rs: a symbolic link, not followed"),
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["skipped"][0]["file"], "linked.rs");
+    assert_eq!(v["files"], 1);
+}

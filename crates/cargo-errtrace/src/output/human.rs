@@ -212,6 +212,9 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
         let _ = term::emit(&mut buf, &config, &files.files, &d);
     }
     let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();
+    for e in &report.skipped {
+        let _ = writeln!(out, "note: skipped {}: {}", e.file, e.message);
+    }
     for e in &report.io_errors {
         let _ = writeln!(out, "error: could not read {}: {}", e.file, e.message);
     }
