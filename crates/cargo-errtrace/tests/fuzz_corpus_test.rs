@@ -18,6 +18,10 @@ fn the_corpus_replays_without_a_panic() {
     for path in files {
         let data = std::fs::read(&path).unwrap();
         let r = std::panic::catch_unwind(|| common::run_bytes(&data));
-        assert!(r.is_ok(), "{} made the audit (or its checks) panic", path.display());
+        assert!(
+            r.is_ok(),
+            "{} made the audit (or its checks) panic",
+            path.display()
+        );
     }
 }

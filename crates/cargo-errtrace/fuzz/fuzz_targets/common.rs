@@ -20,7 +20,11 @@ pub fn run_bytes(data: &[u8]) {
     assert!(r.parse_errors.len() <= 1);
     let lines = text.lines().count().max(1) as u32;
     for e in &r.parse_errors {
-        assert!(e.line >= 1 && e.line <= lines + 1, "parse error line {} of {lines}", e.line);
+        assert!(
+            e.line >= 1 && e.line <= lines + 1,
+            "parse error line {} of {lines}",
+            e.line
+        );
         assert!(e.column >= 1);
     }
 }
