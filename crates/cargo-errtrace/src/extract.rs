@@ -1414,6 +1414,20 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     // null the C side maps to -ENOMEM) converts the error for its C caller.
                     let to_c = !is_empty_body(&arm.body)
                         && self.fns.last().is_some_and(|f| f.c_abi && f.closure_depth == 0);
+                    // The kernel's C-interface shim, `match f() { Ok(()) => 0, Err(e) =>
+                    // e.to_errno() }`: the callee's error goes on to the C caller as a value,
+                    // a hop into this boundary (unless the arm logs it).
+                    if to_c && i.uses && !i.log {
+                        if let Some(callee) = &scrutinee {
+                            self.push_site_with_before(
+                                pos(arm.pat.span()),
+                                How::Try,
+                                Target::Call(callee.clone()),
+                                false,
+                                false,
+                            );
+                        }
+                    }
                     if !i.log && !i.exits && !i.uses && !to_c {
                         let what = if is_empty_body(&arm.body) {
                             "does nothing with it"

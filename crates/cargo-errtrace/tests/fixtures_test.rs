@@ -13,6 +13,7 @@ const EXPECTED: &[Row] = &[
     ("boundaries.rs", 3, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
+    ("c_shim.rs", 1, 0, 0, 0, 0, 1, 1),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
