@@ -466,6 +466,14 @@ fn err_pattern(p: &Pat) -> Option<Option<String>> {
     }
 }
 
+/// Whether a signature's return type is a `Result` (by its last path segment).
+fn returns_result(sig: &syn::Signature) -> bool {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) => type_last_seg(ty).is_some_and(|s| s == "Result"),
+        syn::ReturnType::Default => false,
+    }
+}
+
 /// `ERANGE`, `E2BIG`, `MAX_TRIES`: upper case, digits and underscores, with a letter.
 fn is_const_name(n: &str) -> bool {
     n.chars().any(|c| c.is_ascii_uppercase())
@@ -861,6 +869,11 @@ impl<'n, 't> Walker<'n, 't> {
                 || sig_mentions_file(sig);
             if FILE_OPS.contains(&name) && !IO_TRAITS.contains(&t) && file_like {
                 return Some(Boundary::FileOp);
+            }
+            // `impl phy::Driver for …`, `impl cpufreq::Driver for …`: every callback of a
+            // kernel driver trait is called by C through the subsystem's adapter.
+            if t == "Driver" && returns_result(sig) {
+                return Some(Boundary::DriverCallback);
             }
         }
         None

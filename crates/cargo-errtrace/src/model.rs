@@ -47,6 +47,9 @@ pub enum Boundary {
     Exported,
     /// `open`/`ioctl`/`compat_ioctl`/`read`/`write` in a trait impl (file operations).
     FileOp,
+    /// Any other method of a kernel driver trait impl (`impl phy::Driver for …`,
+    /// `impl cpufreq::Driver for …`): the subsystem's C code calls it through an adapter.
+    DriverCallback,
     /// Named in the config's `boundaries`.
     Config,
 }
@@ -60,6 +63,7 @@ impl Boundary {
             Boundary::Main => "main",
             Boundary::Exported => "exported extern function",
             Boundary::FileOp => "file operation",
+            Boundary::DriverCallback => "driver callback",
             Boundary::Config => "configured boundary",
         }
     }
@@ -79,6 +83,9 @@ impl Boundary {
             }
             Boundary::Exported => "its caller is not Rust and gets only the value; nobody prints the error",
             Boundary::FileOp => "user space gets only the errno; nobody prints the error",
+            Boundary::DriverCallback => {
+                "the subsystem's C code gets only the errno; it prints nothing for most callbacks"
+            }
             Boundary::Config => "errors leaving it are not printed by anyone",
         }
     }

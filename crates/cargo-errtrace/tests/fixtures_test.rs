@@ -14,6 +14,7 @@ const EXPECTED: &[Row] = &[
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
     ("c_shim.rs", 1, 0, 0, 0, 0, 1, 1),
+    ("driver_callbacks.rs", 2, 0, 0, 0, 0, 2, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
