@@ -274,10 +274,14 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
 }
 
 fn made_text(site: &Site) -> String {
+    let what = match &site.errno {
+        Some(e) => format!("error {e}"),
+        None => "error".to_string(),
+    };
     match site.how {
-        How::Try => "error made here and passed on with `?`".to_string(),
-        How::Return => "error made here and returned".to_string(),
-        How::Tail => "error made here and returned as the tail expression".to_string(),
+        How::Try => format!("{what} made here and passed on with `?`"),
+        How::Return => format!("{what} made here and returned"),
+        How::Tail => format!("{what} made here and returned as the tail expression"),
         How::Rethrow => "error re-thrown here".to_string(),
     }
 }

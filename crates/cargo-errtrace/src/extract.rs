@@ -466,6 +466,36 @@ fn err_pattern(p: &Pat) -> Option<Option<String>> {
     }
 }
 
+/// The errno an error-making expression names: `Err(EINVAL)`, `Err(code::ENODEV)`,
+/// `Err(Error::EIO)`, `Err(EINVAL.into())`, `err!(EIO, …)`, `Err(err!(once, EIO, …))`.
+fn errno_named(e: &Expr) -> Option<String> {
+    let errno_like = |s: &str| {
+        s.len() > 1
+            && s.starts_with('E')
+            && s.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    match strip(e) {
+        Expr::Call(c) if matches!(strip(&c.func), Expr::Path(p) if last_seg(&p.path) == "Err") => {
+            c.args.first().and_then(errno_named)
+        }
+        Expr::Path(p) => Some(last_seg(&p.path)).filter(|s| errno_like(s)),
+        Expr::MethodCall(m) if m.method == "into" => errno_named(&m.receiver),
+        Expr::Macro(m) if last_seg(&m.mac.path) == "err" => m
+            .mac
+            .tokens
+            .clone()
+            .into_iter()
+            .filter_map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                _ => None,
+            })
+            .take(2)
+            .find(|s| errno_like(s)),
+        _ => None,
+    }
+}
+
 /// Whether a signature's return type is a `Result` (by its last path segment).
 fn returns_result(sig: &syn::Signature) -> bool {
     match &sig.output {
@@ -706,6 +736,7 @@ impl<'n, 't> Walker<'n, 't> {
                 attached,
                 before,
                 in_closure,
+                errno: None,
             });
         }
     }
@@ -769,7 +800,19 @@ impl<'n, 't> Walker<'n, 't> {
         }
         let (target, attached) = self.classify(e);
         if let Some(t) = target {
+            let made = matches!(t, Target::Made);
             self.push_site_with_before(p, how, t, attached, before);
+            if made {
+                self.note_errno(e);
+            }
+        }
+    }
+
+    /// Records, on the site just pushed, the errno that `e` (the error made there) names.
+    fn note_errno(&mut self, e: &Expr) {
+        let errno = errno_named(e);
+        if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
+            site.errno = errno;
         }
     }
 
@@ -788,6 +831,7 @@ impl<'n, 't> Walker<'n, 't> {
                 attached,
                 before,
                 in_closure: false,
+                errno: None,
             });
         }
     }

@@ -165,6 +165,9 @@ pub struct Site {
     pub before: bool,
     /// Inside a closure or async block (the `?` leaves the closure, not the function).
     pub in_closure: bool,
+    /// For an error made here: its errno when the source names it (`Err(EINVAL)`,
+    /// `Err(code::ENODEV)`, `err!(EIO, …)`).
+    pub errno: Option<String>,
 }
 
 /// A candidate finding that needs the whole-tree index to decide (does the callee return

@@ -140,3 +140,17 @@ fn explained_discards_are_acknowledged() {
     assert_eq!(r.summary.acknowledged, 2);
     assert_eq!(r.count(Kind::Discarded), 1);
 }
+
+/// A chain from an error made in the source names its errno when the source does (issue 15,
+/// item 6: the message said only "error made here").
+#[test]
+fn made_errors_name_their_errno() {
+    let r = common::audit_fixture("silent_chain.rs");
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.message.starts_with("error EINVAL made here and returned")),
+        "{:#?}",
+        r.findings
+    );
+}
