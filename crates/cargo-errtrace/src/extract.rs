@@ -215,13 +215,45 @@ fn sig_mentions_file(sig: &syn::Signature) -> bool {
         .any(|a| matches!(a, syn::FnArg::Typed(t) if ty_has(&t.ty, 0)))
 }
 
-/// `Foo`, `&Foo`, `&mut m::Foo<T>` → `Foo`; `Self` and others → `None`.
+/// Smart pointers and borrows whose methods are their target's: a receiver of one of these
+/// types calls the pointee's methods (`this: ArcBorrow<'_, Process>` → `Process::…`).
+const SMART_POINTERS: &[&str] = &[
+    "Arc",
+    "ArcBorrow",
+    "Box",
+    "KBox",
+    "VBox",
+    "Pin",
+    "Rc",
+    "UniqueArc",
+    "ListArc",
+    "ARef",
+    "Ref",
+    "RefMut",
+    "Guard",
+    "MutexGuard",
+];
+
+/// `Foo`, `&Foo`, `&mut m::Foo<T>` → `Foo`; through smart pointers (`Arc<Foo>`,
+/// `ArcBorrow<'_, Foo>`, `Pin<&mut Foo>`, `KBox<Foo>`) → `Foo`; `Self` and others → `None`.
 fn param_type_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Reference(r) => param_type_name(&r.elem),
         syn::Type::Paren(p) => param_type_name(&p.elem),
         syn::Type::Path(p) if p.qself.is_none() => {
-            let n = p.path.segments.last()?.ident.to_string();
+            let last = p.path.segments.last()?;
+            let n = last.ident.to_string();
+            if SMART_POINTERS.contains(&n.as_str()) {
+                if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                    let inner = a.args.iter().rev().find_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    });
+                    if let Some(t) = inner {
+                        return param_type_name(t);
+                    }
+                }
+            }
             (n != "Self").then_some(n)
         }
         _ => None,

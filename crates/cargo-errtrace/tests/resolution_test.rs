@@ -106,3 +106,25 @@ fn no_calls_into_crates_that_are_not_imported() {
     assert!(!fns.iter().flatten().any(|f| f.starts_with("other::")), "{fns:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A parameter behind a smart pointer resolves to the pointee's method (issue 15, item 1:
+/// `this: ArcBorrow<'_, Process>` resolved as `ArcBorrow::register`, and a method name shared
+/// by two types, `register`, was then not resolved at all).
+#[test]
+fn methods_through_smart_pointer_parameters() {
+    let src = "struct Process; impl Process { fn register(&self) -> Result<u32, E> { Err(EINVAL) } }\n\
+               struct Shrinker; impl Shrinker { fn register(&self) -> Result<u32, E> { Ok(1) } }\n\
+               fn main() -> Result<(), E> { let p = get(); run(p)?; Ok(()) }\n\
+               fn run(this: ArcBorrow<'_, Process>) -> Result<u32, E> { this.register() }\n\
+               fn pinned(this: Pin<&mut Process>) -> Result<u32, E> { this.register() }\n\
+               fn boxed(this: &Arc<Process>) -> Result<u32, E> { this.register() }\n";
+    let c = chains(src);
+    assert!(
+        c.contains(&vec![
+            "crate::Process::register".to_string(),
+            "crate::run".to_string(),
+            "crate::main".to_string()
+        ]),
+        "{c:#?}"
+    );
+}
