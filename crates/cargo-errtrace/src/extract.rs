@@ -796,39 +796,36 @@ impl<'n, 't> Walker<'n, 't> {
         });
     }
 
+    /// `Err(e)` (or `Err(e.into())`) where `e` is the error of a matched call: that call.
+    fn rethrown_callee(&self, e: &Expr) -> Option<Callee> {
+        let Expr::Call(c) = strip(e) else { return None };
+        let Expr::Path(fp) = strip(&c.func) else {
+            return None;
+        };
+        if last_seg(&fp.path) != "Err" || c.args.len() != 1 {
+            return None;
+        }
+        let name = match strip(c.args.first()?) {
+            Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
+            Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => match strip(&m.receiver) {
+                Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            _ => None,
+        }?;
+        self.rethrow
+            .iter()
+            .rev()
+            .find(|(b, _)| *b == name)
+            .map(|(_, callee)| callee.clone())
+    }
+
     /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
     fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
         // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
-        if let Expr::Call(c) = strip(e) {
-            if let Expr::Path(fp) = strip(&c.func) {
-                if last_seg(&fp.path) == "Err" && c.args.len() == 1 {
-                    if let Some(arg) = c.args.first() {
-                        let name = match strip(arg) {
-                            Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
-                            Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => {
-                                match strip(&m.receiver) {
-                                    Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
-                                    _ => None,
-                                }
-                            }
-                            _ => None,
-                        };
-                        if let Some(name) = name {
-                            if let Some((_, callee)) = self.rethrow.iter().rev().find(|(b, _)| *b == name) {
-                                let callee = callee.clone();
-                                self.push_site_with_before(
-                                    p,
-                                    How::Rethrow,
-                                    Target::Call(callee),
-                                    false,
-                                    before,
-                                );
-                                return;
-                            }
-                        }
-                    }
-                }
-            }
+        if let Some(callee) = self.rethrown_callee(e) {
+            self.push_site_with_before(p, How::Rethrow, Target::Call(callee), false, before);
+            return;
         }
         let (target, attached) = self.classify(e);
         if let Some(t) = target {
@@ -1483,6 +1480,26 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             }
         }
         visit::visit_expr_return(self, r);
+    }
+
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        // `loop { match f() { …, Err(e) => break Err(e) } }` as the function's value: the
+        // loop re-throws f's error, a hop like `return Err(e)`.
+        if let Some(e) = &b.expr {
+            if self.test_depth == 0 && !self.fns.is_empty() {
+                if let Some(callee) = self.rethrown_callee(e) {
+                    let before = self.before_flag();
+                    self.push_site_with_before(
+                        pos(b.break_token.span),
+                        How::Rethrow,
+                        Target::Call(callee),
+                        false,
+                        before,
+                    );
+                }
+            }
+        }
+        visit::visit_expr_break(self, b);
     }
 
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {

@@ -10,6 +10,7 @@ type Row = (&'static str, u64, u64, u64, u64, u64, u64, u64);
 const EXPECTED: &[Row] = &[
     ("silent_chain.rs", 2, 0, 0, 0, 0, 3, 0),
     ("rethrow.rs", 1, 0, 0, 0, 0, 0, 0),
+    ("loop_rethrow.rs", 1, 0, 0, 0, 0, 1, 0),
     ("boundaries.rs", 3, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
