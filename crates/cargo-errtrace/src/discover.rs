@@ -4,6 +4,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
+mod mods;
+
 /// Directories never entered.
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];
 
@@ -88,7 +90,7 @@ pub fn discover(root: &Path) -> Result<Discovered, DiscoverError> {
     }
     found.sort();
     let mut crates = CrateCache::default();
-    let files = found
+    let mut files: Vec<SourceFile> = found
         .into_iter()
         .map(|path| {
             let rel = rel_of(&base, &path);
@@ -103,6 +105,27 @@ pub fn discover(root: &Path) -> Result<Discovered, DiscoverError> {
             }
         })
         .collect();
+    // Files that are crates of their own (no manifest, no `lib.rs` above them): the `mod`
+    // items of a root file make the files they name modules of the root's crate.
+    let alone: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| f.crate_root == f.rel)
+        .map(|f| f.path.clone())
+        .collect();
+    let modules = mods::modules(&alone);
+    let root_of: HashMap<PathBuf, (String, String)> = files
+        .iter()
+        .map(|f| (f.path.clone(), (f.crate_name.clone(), f.crate_root.clone())))
+        .collect();
+    for f in &mut files {
+        if let Some((root, module)) = modules.get(&f.path) {
+            if let Some((name, croot)) = root_of.get(root) {
+                f.crate_name = name.clone();
+                f.crate_root = croot.clone();
+                f.module = module.clone();
+            }
+        }
+    }
     skipped.sort();
     Ok(Discovered {
         files,

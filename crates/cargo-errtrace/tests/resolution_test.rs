@@ -128,3 +128,64 @@ fn methods_through_smart_pointer_parameters() {
         "{c:#?}"
     );
 }
+
+/// A driver of several files without a `Cargo.toml` is one crate, built from its root's `mod`
+/// items the way rustc builds it (issue 15, item 1: each file was a crate of its own, so an
+/// in-tree callee in another file was outside the tree, or took the wrong function).
+#[test]
+fn a_multi_file_driver_is_one_crate_from_its_mod_items() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-mods-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("rust_demo")).unwrap();
+    std::fs::write(
+        dir.join("rust_demo.rs"),
+        "use kernel::prelude::*;\nmod regs;\n#[path = \"rust_demo/fifo_impl.rs\"]\nmod fifo;\n\
+         struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
+         \x20       regs::read_id()?;\n        fifo::drain()?;\n        Ok(Demo)\n    }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("regs.rs"),
+        "mod bits;\npub(crate) fn read_id() -> Result<u32> { bits::check()?; Ok(1) }\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("regs")).unwrap();
+    std::fs::write(
+        dir.join("regs/bits.rs"),
+        "pub(crate) fn check() -> Result<()> { Err(EIO) }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("rust_demo/fifo_impl.rs"),
+        "pub(crate) fn drain() -> Result<()> { Err(EAGAIN) }\n",
+    )
+    .unwrap();
+    let r = audit(&Options {
+        root: dir.clone(),
+        config: Config::default(),
+        jobs: Some(1),
+    })
+    .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let chains: Vec<Vec<String>> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain)
+        .map(|f| f.chain.iter().map(|s| s.function.clone()).collect())
+        .collect();
+    assert!(
+        chains.contains(&vec![
+            "rust_demo::regs::bits::check".to_string(),
+            "rust_demo::regs::read_id".to_string(),
+            "rust_demo::Demo::init".to_string(),
+        ]),
+        "{chains:#?}"
+    );
+    assert!(
+        chains.contains(&vec![
+            "rust_demo::fifo::drain".to_string(),
+            "rust_demo::Demo::init".to_string()
+        ]),
+        "{chains:#?}"
+    );
+}
