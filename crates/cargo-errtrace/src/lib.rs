@@ -125,11 +125,40 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
     )
 }
 
+/// The largest file analysed. Real source files stay far below it; a generated one of tens of
+/// megabytes costs seconds and gigabytes to parse, and is reported instead.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Whether a file is too large to analyse (its size, when it is).
+fn too_large(path: &std::path::Path) -> Option<u64> {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.len())
+        .filter(|&n| n > MAX_FILE_BYTES)
+}
+
 fn summarize_path(
     file: &discover::SourceFile,
     names: &logging::Names,
     config: &Config,
 ) -> Result<model::FileSummary, findings::IoError> {
+    if let Some(n) = too_large(&file.path) {
+        return Ok(model::FileSummary {
+            path: file.rel.clone(),
+            crate_name: file.crate_name.clone(),
+            crate_root: file.crate_root.clone(),
+            parse_error: Some(model::ParseError {
+                file: file.rel.clone(),
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the file is {n} bytes, more than the {MAX_FILE_BYTES} the audit analyses; \
+                     not analysed"
+                ),
+            }),
+            ..Default::default()
+        });
+    }
     let bytes = std::fs::read(&file.path).map_err(|e| findings::IoError {
         file: file.rel.clone(),
         message: e.to_string(),
@@ -203,6 +232,7 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let texts: Vec<String> = pool.install(|| {
         files
             .par_iter()
+            .filter(|f| too_large(&f.path).is_none())
             .filter_map(|f| std::fs::read_to_string(&f.path).ok())
             .collect()
     });

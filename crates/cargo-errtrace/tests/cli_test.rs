@@ -190,3 +190,25 @@ fn a_symlinked_file_is_mentioned_not_skipped_silently() {
     assert_eq!(v["skipped"][0]["file"], "linked.rs");
     assert_eq!(v["files"], 1);
 }
+
+/// A file larger than the audit analyses (a generated table of tens of megabytes) is reported
+/// as not analysed, and the rest of the tree is audited (issue 15, item 5: a 50 MB file took
+/// 53 s and 7.8 GB).
+#[test]
+fn a_huge_file_is_reported_not_parsed() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = "pub const T: [u8; 4] = [1, 2, 3, 4];\n";
+    let n = (errtrace_audit::MAX_FILE_BYTES as usize) / line.len() + 1;
+    std::fs::write(dir.join("table.rs"), line.repeat(n)).unwrap();
+    std::fs::copy(
+        common::fixtures().join("silent_chain.rs"),
+        dir.join("silent_chain.rs"),
+    )
+    .unwrap();
+    let (code, out, err) = run(&["audit", &dir.display().to_string(), "--color", "never"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("more than the 8388608 the audit analyses"), "{out}");
+    assert!(out.contains("warning[silent-chain]"), "{out}");
+}
