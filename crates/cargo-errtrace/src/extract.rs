@@ -528,6 +528,35 @@ fn errno_named(e: &Expr) -> Option<String> {
     }
 }
 
+/// `let name: Type = …` → (name, Type); `let name = Type::new(…)` (a path call whose type
+/// segment is capitalised, through `?`, `.await` and parentheses) → (name, Type).
+fn typed_local(l: &syn::Local) -> Option<(String, String)> {
+    let (pat, ty) = match &l.pat {
+        Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+        other => (other, None),
+    };
+    let Pat::Ident(id) = pat else { return None };
+    let name = id.ident.to_string();
+    if let Some(t) = ty.and_then(param_type_name) {
+        return Some((name, t));
+    }
+    let mut e = &*l.init.as_ref()?.expr;
+    loop {
+        match e {
+            Expr::Try(t) => e = &t.expr,
+            Expr::Await(a) => e = &a.base,
+            Expr::Paren(p) => e = &p.expr,
+            _ => break,
+        }
+    }
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let ty = segs.len().checked_sub(2).and_then(|i| segs.get(i))?;
+    let capitalised = ty.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    (capitalised && ty != "Self" && !SMART_POINTERS.contains(&ty.as_str())).then(|| (name, ty.clone()))
+}
+
 /// Whether a signature's return type is a `Result` (by its last path segment).
 fn returns_result(sig: &syn::Signature) -> bool {
     match &sig.output {
@@ -1579,6 +1608,15 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         if let (Pat::Wild(_), Some(init)) = (&l.pat, &l.init) {
             if init.diverge.is_none() {
                 self.discard(&init.expr, "let _ =", pos(l.let_token.span));
+            }
+        }
+        // A local whose type the source states, `let dev: Device = …` or `let dev =
+        // Device::new(…)?`, resolves `dev.m(…)` like a parameter of that type (the last binding
+        // of a name wins, as shadowing does).
+        if let Some((name, ty)) = typed_local(l) {
+            if let Some(params) = self.params.last_mut() {
+                params.retain(|(n, _)| *n != name);
+                params.push((name, ty));
             }
         }
         visit::visit_local(self, l);

@@ -189,3 +189,21 @@ fn a_multi_file_driver_is_one_crate_from_its_mod_items() {
         "{chains:#?}"
     );
 }
+
+/// A local whose type the source states resolves its method calls like a typed parameter
+/// (issue 15, item 7: `read`, shared by two types, was not resolved on a local).
+#[test]
+fn methods_on_typed_locals() {
+    let types = "struct Dev; impl Dev { fn new() -> Result<Dev, E> { Ok(Dev) } fn read(&self) -> Result<u32, E> { Err(EIO) } }\n\
+                 struct Other; impl Other { fn read(&self) -> Result<u32, E> { Ok(1) } }\n";
+    for body in [
+        "fn main() -> Result<(), E> { let dev = Dev::new()?; dev.read()?; Ok(()) }\n",
+        "fn main() -> Result<(), E> { let dev: Dev = Dev; dev.read()?; Ok(()) }\n",
+    ] {
+        let c = chains(&format!("{types}{body}"));
+        assert!(
+            c.contains(&vec!["crate::Dev::read".to_string(), "crate::main".to_string()]),
+            "{body}: {c:#?}"
+        );
+    }
+}
