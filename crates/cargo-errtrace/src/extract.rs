@@ -113,6 +113,10 @@ struct Walker<'n, 't> {
     out: FileSummary,
 }
 
+/// Constructors that run a pin-initialiser (`KBox::pin_init(init, flags)`): their error is the
+/// initialiser's.
+const PIN_INIT_CALLS: &[&str] = &["pin_init", "try_pin_init", "init", "try_init"];
+
 /// Quasi-quoting macros: their bodies are code templates for another place, not code here.
 const QUOTE_MACROS: &[&str] = &[
     "quote",
@@ -165,6 +169,26 @@ fn ret_of_type(ty: &syn::Type) -> Ret {
             for b in &it.bounds {
                 if let syn::TypeParamBound::Trait(t) = b {
                     if let Some(seg) = t.path.segments.last() {
+                        // `impl PinInit<T, E>` / `impl Init<T, E>`: a fallible initialiser, whose
+                        // error leaves like a `Result`'s (with an error type other than
+                        // `Infallible`).
+                        if seg.ident == "PinInit" || seg.ident == "Init" {
+                            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                                let types: Vec<&syn::Type> = a
+                                    .args
+                                    .iter()
+                                    .filter_map(|g| match g {
+                                        syn::GenericArgument::Type(t) => Some(t),
+                                        _ => None,
+                                    })
+                                    .collect();
+                                if let Some(e) = types.get(1) {
+                                    if type_last_seg(e).is_some_and(|n| n != "Infallible") {
+                                        return Ret::Named("Result".to_string());
+                                    }
+                                }
+                            }
+                        }
                         if seg.ident == "Future" {
                             if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
                                 for arg in &a.args {
@@ -743,6 +767,17 @@ impl<'n, 't> Walker<'n, 't> {
                     if last == "Ok" || last == "Some" {
                         return (None, attached);
                     }
+                    // `KBox::pin_init(Dev::new(…), GFP_KERNEL)?`, `Arc::pin_init(…)?`: the error
+                    // is the initializer's (`impl PinInit<T, E>`), so the hop goes to its
+                    // constructor.
+                    if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
+                        if let Some(Expr::Call(init)) = c.args.first().map(strip) {
+                            if matches!(strip(&init.func), Expr::Path(_)) {
+                                cur = c.args.first().map(strip).unwrap_or(cur);
+                                continue;
+                            }
+                        }
+                    }
                     if self.names.is_log_function(&last) {
                         return (Some(Target::Made), true);
                     }
@@ -1118,7 +1153,7 @@ impl<'n, 't> Walker<'n, 't> {
             return true;
         }
         const NEEDLES: &[&str] = &[
-            "fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let",
+            "fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let", "<-",
         ];
         body.contains(['?', '!']) || NEEDLES.iter().any(|n| body.contains(n))
     }
@@ -1174,6 +1209,28 @@ impl<'n, 't> Walker<'n, 't> {
                                         self.out.log_calls += 1;
                                     }
                                 }
+                            }
+                        }
+                    }
+                    // `field <- Type::new(…)` (pin-init's struct syntax, in `try_pin_init!`
+                    // and friends): the initialiser's error leaves like a `?`.
+                    TokenTree::Punct(p)
+                        if p.as_char() == '<'
+                            && p.spacing() == proc_macro2::Spacing::Joint
+                            && is_punct(toks.get(i + 1), '-')
+                            && matches!(toks.get(i.wrapping_sub(1)), Some(TokenTree::Ident(_))) =>
+                    {
+                        // The initialiser's call: the first parenthesised group after the path.
+                        let call = (i + 2..toks.len())
+                            .take_while(|&k| {
+                                matches!(&toks[k], TokenTree::Ident(_))
+                                    || is_punct(toks.get(k), ':')
+                                    || matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
+                            })
+                            .find(|&k| matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis));
+                        if let Some(g) = call {
+                            if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
+                                self.add_site(pos(p.span()), How::Try, target, attached);
                             }
                         }
                     }

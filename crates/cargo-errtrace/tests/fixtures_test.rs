@@ -11,6 +11,7 @@ const EXPECTED: &[Row] = &[
     ("silent_chain.rs", 2, 0, 0, 0, 0, 3, 0),
     ("rethrow.rs", 1, 0, 0, 0, 0, 0, 0),
     ("loop_rethrow.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("pin_init.rs", 1, 0, 0, 0, 0, 1, 0),
     ("boundaries.rs", 3, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
@@ -151,6 +152,29 @@ fn made_errors_name_their_errno() {
         r.findings
             .iter()
             .any(|f| f.message.starts_with("error EINVAL made here and returned")),
+        "{:#?}",
+        r.findings
+    );
+}
+
+/// The chain of `pin_init.rs` runs from `Regs::new` through `Drv::new` (the `<-` of
+/// `try_pin_init!`) to the probe (`KBox::pin_init(Drv::new(), …)?`) (issue 15, item 7: both
+/// idioms ended chains).
+#[test]
+fn pin_init_idioms_are_hops() {
+    let r = common::audit_fixture("pin_init.rs");
+    let chains: Vec<Vec<String>> = r
+        .findings
+        .iter()
+        .map(|f| f.chain.iter().map(|s| s.function.clone()).collect())
+        .collect();
+    assert_eq!(
+        chains,
+        vec![vec![
+            "pin_init::Regs::new".to_string(),
+            "pin_init::Drv::new".to_string(),
+            "pin_init::Drv::probe".to_string()
+        ]],
         "{:#?}",
         r.findings
     );
