@@ -19,6 +19,7 @@ use crate::logging::{passes_through, Names, ERROR_CLOSURE_ADAPTERS, MAKERS, PANI
 use crate::model::*;
 use crate::parse;
 use crate::suppress::Suppressions;
+use std::collections::HashMap;
 
 /// File-operation style trait methods that are boundaries (in a trait impl whose trait name
 /// has `Operations`, `File` or `Misc` in it, or whose signature takes a `File`).
@@ -50,6 +51,7 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
     match parse::parse_file(body) {
         Ok(ast) => {
             let mut w = Walker::new(names, config, file, out, body);
+            w.fields = struct_fields(&ast);
             w.visit_file(&ast);
             out = w.out;
         }
@@ -110,7 +112,31 @@ struct Walker<'n, 't> {
     generics: Vec<Vec<String>>,
     /// Parameters of the enclosing functions with a path type: (name, type's last segment).
     params: Vec<Vec<(String, String)>>,
+    /// The file's structs: type name → (field, field type's last segment, through smart
+    /// pointers), for `self.field.m(…)`.
+    fields: HashMap<String, Vec<(String, String)>>,
     out: FileSummary,
+}
+
+/// The named fields of every struct in `file` (nested modules included), by struct name.
+fn struct_fields(file: &syn::File) -> HashMap<String, Vec<(String, String)>> {
+    struct Collect(HashMap<String, Vec<(String, String)>>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            if let syn::Fields::Named(named) = &s.fields {
+                let fields = named
+                    .named
+                    .iter()
+                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), param_type_name(&f.ty)?)))
+                    .collect();
+                self.0.insert(s.ident.to_string(), fields);
+            }
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    let mut c = Collect(HashMap::new());
+    c.visit_file(file);
+    c.0
 }
 
 /// Constructors that run a pin-initialiser (`KBox::pin_init(init, flags)`): their error is the
@@ -620,6 +646,7 @@ impl<'n, 't> Walker<'n, 't> {
             macro_depth: 0,
             generics: Vec::new(),
             params: Vec::new(),
+            fields: HashMap::new(),
             out,
         }
     }
@@ -649,6 +676,27 @@ impl<'n, 't> Walker<'n, 't> {
         let id = p.path.get_ident()?.to_string();
         let params = self.params.last()?;
         params.iter().find(|(n, _)| *n == id).map(|(_, t)| t.clone())
+    }
+
+    /// The declared type of `self.field` (the enclosing impl's struct, in this file).
+    fn field_type(&self, recv: &Expr) -> Option<String> {
+        let Expr::Field(f) = recv else { return None };
+        if !is_self(strip(&f.base)) {
+            return None;
+        }
+        let syn::Member::Named(field) = &f.member else {
+            return None;
+        };
+        let owner = self.owner()?;
+        let field = field.to_string();
+        let ty = self
+            .fields
+            .get(&owner)?
+            .iter()
+            .find(|(n, _)| *n == field)?
+            .1
+            .clone();
+        (!self.is_generic(&ty)).then_some(ty)
     }
 
     fn is_generic(&self, name: &str) -> bool {
@@ -744,6 +792,8 @@ impl<'n, 't> Walker<'n, 't> {
                     let recv = strip(&m.receiver);
                     let callee = if is_self(recv) {
                         Callee::SelfMethod(name)
+                    } else if let Some(ty) = self.field_type(recv) {
+                        Callee::Path(vec![ty, name])
                     } else if let Some(ty) = self.param_type(recv) {
                         if self.is_generic(&ty) {
                             Callee::Generic(ty, name)

@@ -207,3 +207,21 @@ fn methods_on_typed_locals() {
         );
     }
 }
+
+/// `self.field.m(…)` resolves through the field's declared type (issue 15, item 7: a method
+/// name shared by two types was not resolved on a field).
+#[test]
+fn methods_on_self_fields() {
+    let src = "struct Regs; impl Regs { fn read(&self) -> Result<u32, E> { Err(EIO) } }\n\
+               struct Other; impl Other { fn read(&self) -> Result<u32, E> { Ok(1) } }\n\
+               struct Dev { regs: Arc<Regs>, other: Other }\n\
+               impl Dev { fn id(&self) -> Result<u32, E> { self.regs.read() } }\n\
+               fn main() -> Result<(), E> { Dev { regs: todo!(), other: Other }.id()?; Ok(()) }\n";
+    let c = chains(src);
+    assert!(
+        c.iter()
+            .any(|ch| ch.first().map(String::as_str) == Some("crate::Regs::read")
+                && ch.get(1).map(String::as_str) == Some("crate::Dev::id")),
+        "{c:#?}"
+    );
+}
