@@ -8,13 +8,16 @@ mod common;
 
 #[test]
 fn the_corpus_replays_without_a_panic() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/audit");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
+    // The corpus (hostile shapes) and the test fixtures (every idiom the audit knows), which
+    // are also the fuzzer's seeds (see fuzz/README.md).
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = ["fuzz/corpus/audit", "tests/fixtures"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert!(files.len() >= 30, "{} corpus files", files.len());
+    assert!(files.len() >= 40, "{} corpus files", files.len());
     for path in files {
         let data = std::fs::read(&path).unwrap();
         let r = std::panic::catch_unwind(|| common::run_bytes(&data));
