@@ -84,17 +84,21 @@ pub fn load_config(root: &Path, explicit: Option<&Path>) -> Result<Config, Audit
     }
 }
 
-/// Summarise one source text (no file system access). Never panics.
-pub fn summarize_source(text: &str, rel: &str, config: &Config) -> model::FileSummary {
-    let names = logging::Names::new(config);
-    let file = discover::SourceFile {
+/// A source text in memory, as a file of the one crate `crate`.
+fn memory_file(rel: &str) -> discover::SourceFile {
+    discover::SourceFile {
         path: PathBuf::from(rel),
         rel: rel.to_string(),
         crate_name: "crate".to_string(),
         crate_root: String::new(),
         module: Vec::new(),
-    };
-    extract::summarize(text, &file, &names, config)
+    }
+}
+
+/// Summarise one source text (no file system access). Never panics.
+pub fn summarize_source(text: &str, rel: &str, config: &Config) -> model::FileSummary {
+    let names = logging::Names::new(config);
+    extract::summarize(text, &memory_file(rel), &names, config)
 }
 
 /// Audit source texts given in memory: (relative path, text), all in one crate. Used by
@@ -105,16 +109,7 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
     names.add_log_macros(wrappers);
     let summaries: Vec<model::FileSummary> = sources
         .iter()
-        .map(|(rel, text)| {
-            let file = discover::SourceFile {
-                path: PathBuf::from(rel),
-                rel: rel.to_string(),
-                crate_name: "crate".to_string(),
-                crate_root: String::new(),
-                module: Vec::new(),
-            };
-            extract::summarize(text, &file, &names, config)
-        })
+        .map(|(rel, text)| extract::summarize(text, &memory_file(rel), &names, config))
         .collect();
     build_report(
         "<memory>".to_string(),
