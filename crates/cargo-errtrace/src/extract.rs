@@ -15,7 +15,7 @@ use syn::{Attribute, Expr, Pat, Stmt};
 use crate::config::Config;
 use crate::discover::SourceFile;
 use crate::findings::{Finding, Kind};
-use crate::logging::{passes_through, Names, ERROR_CLOSURE_ADAPTERS, MAKERS, PANIC_MACROS};
+use crate::logging::{runs_on_error, MethodRole, Names, PANIC_MACROS};
 use crate::model::*;
 use crate::parse;
 use crate::suppress::Suppressions;
@@ -765,29 +765,28 @@ impl<'n, 't> Walker<'n, 't> {
                 Expr::Await(a) => cur = &a.base,
                 Expr::MethodCall(m) => {
                     let name = m.method.to_string();
-                    if self
+                    let role = self
                         .names
-                        .is_log_method(&name, first_arg_is_text(&m.args), m.args.len())
-                    {
-                        attached = true;
-                        cur = &m.receiver;
-                        continue;
-                    }
-                    if ERROR_CLOSURE_ADAPTERS.contains(&name.as_str()) && self.contains_log(&m.args) {
+                        .method_role(&name, first_arg_is_text(&m.args), m.args.len());
+                    if role != MethodRole::Logs && runs_on_error(&name) && self.contains_log(&m.args) {
                         attached = true;
                     }
-                    if MAKERS.contains(&name.as_str()) {
-                        return (Some(Target::Made), attached || self.contains_log(&m.args));
-                    }
-                    if passes_through(&name) {
-                        cur = &m.receiver;
-                        continue;
-                    }
-                    if self.names.is_log_function(&name) {
-                        return (Some(Target::Made), true);
-                    }
-                    if self.names.is_origin_function(&name) {
-                        return (Some(Target::OriginFn(name)), attached);
+                    match role {
+                        MethodRole::Logs => {
+                            attached = true;
+                            cur = &m.receiver;
+                            continue;
+                        }
+                        MethodRole::Makes => {
+                            return (Some(Target::Made), attached || self.contains_log(&m.args));
+                        }
+                        MethodRole::PassesOn => {
+                            cur = &m.receiver;
+                            continue;
+                        }
+                        MethodRole::LogsAsFunction => return (Some(Target::Made), true),
+                        MethodRole::Origin => return (Some(Target::OriginFn(name)), attached),
+                        MethodRole::Call => {}
                     }
                     let recv = strip(&m.receiver);
                     let callee = if is_self(recv) {
@@ -1238,6 +1237,23 @@ impl<'n, 't> Walker<'n, 't> {
             let mut i = 0;
             while i < toks.len() {
                 match &toks[i] {
+                    // `.log("…")`, `dev_err_probe(…)`: counted as the syntax walk counts them.
+                    TokenTree::Ident(id) if matches!(toks.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) => {
+                        if let Some(TokenTree::Group(g)) = toks.get(i + 1) {
+                            let name = id.to_string();
+                            let method = i >= 1 && is_punct(toks.get(i - 1), '.');
+                            let n_args = usize::from(!g.stream().is_empty());
+                            let logs = if method {
+                                self.names
+                                    .is_log_method(&name, tokens_have_str(&g.stream()), n_args)
+                            } else {
+                                self.names.is_log_function(&name)
+                            };
+                            if logs {
+                                self.out.log_calls += 1;
+                            }
+                        }
+                    }
                     TokenTree::Ident(id) => {
                         let is_bang =
                             matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
@@ -1317,28 +1333,34 @@ impl<'n, 't> Walker<'n, 't> {
                     let method = j >= 2 && is_punct(toks.get(j - 2), '.');
                     if method {
                         let text = tokens_have_str(&g.stream());
-                        if self
+                        let role = self
                             .names
-                            .is_log_method(&name, text, usize::from(!g.stream().is_empty()))
-                        {
-                            attached = true;
-                        } else if ERROR_CLOSURE_ADAPTERS.contains(&name.as_str()) {
+                            .method_role(&name, text, usize::from(!g.stream().is_empty()));
+                        let log_in_args = || {
                             let mut lf = LogFinder {
                                 names: self.names,
                                 found: false,
                             };
                             lf.scan_tokens(&g.stream());
-                            attached |= lf.found;
+                            lf.found
+                        };
+                        if role != MethodRole::Logs && runs_on_error(&name) && log_in_args() {
+                            attached = true;
                         }
-                        if MAKERS.contains(&name.as_str()) {
-                            return Some((Target::Made, attached));
-                        }
-                        if self.names.is_log_method(&name, text, 1) || passes_through(&name) {
-                            j = j.checked_sub(3)?;
-                            continue;
-                        }
-                        if self.names.is_origin_function(&name) {
-                            return Some((Target::OriginFn(name), attached));
+                        match role {
+                            MethodRole::Logs => {
+                                attached = true;
+                                j = j.checked_sub(3)?;
+                                continue;
+                            }
+                            MethodRole::Makes => return Some((Target::Made, attached || log_in_args())),
+                            MethodRole::PassesOn => {
+                                j = j.checked_sub(3)?;
+                                continue;
+                            }
+                            MethodRole::LogsAsFunction => return Some((Target::Made, true)),
+                            MethodRole::Origin => return Some((Target::OriginFn(name), attached)),
+                            MethodRole::Call => {}
                         }
                         let recv_self =
                             j >= 3 && matches!(toks.get(j - 3), Some(TokenTree::Ident(r)) if r == "self");

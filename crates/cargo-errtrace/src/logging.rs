@@ -76,6 +76,28 @@ pub const PASS_THROUGH: &[&str] = &[
     "into",
 ];
 
+/// What a method does with the error of the `Result` it is called on ([`Names::method_role`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MethodRole {
+    /// Logs it and passes it on (`.log("…")`, `.not_expected("…")`): a log attached to the hop.
+    Logs,
+    /// Makes an error out of an `Option` or a value (`.ok_or(E)`): an origin here.
+    Makes,
+    /// Passes it on, possibly converted (`.map_err(…)`, `.during("…")`): look at the receiver.
+    PassesOn,
+    /// A logging function called as a method: the error is made and logged here.
+    LogsAsFunction,
+    /// An origin function called as a method (`.to_result()`).
+    Origin,
+    /// Any other method: a call whose error this is.
+    Call,
+}
+
+/// Whether an adapter runs its closure argument on the error path (a log in it logs the error).
+pub fn runs_on_error(name: &str) -> bool {
+    ERROR_CLOSURE_ADAPTERS.contains(&name)
+}
+
 /// Whether a method passes the error of its receiver through: the general adapters of
 /// [`PASS_THROUGH`], and errtrace's methods that pass the error on.
 pub fn passes_through(name: &str) -> bool {
@@ -155,6 +177,25 @@ impl Names {
             return first_arg_is_text || n_args == 0;
         }
         true
+    }
+
+    /// What a method called on a `Result` (or on what makes one) does with the error: the one
+    /// table both the syntax-tree walk and the token scan of macro bodies read, so that the two
+    /// cannot disagree.
+    pub fn method_role(&self, name: &str, first_arg_is_text: bool, n_args: usize) -> MethodRole {
+        if self.is_log_method(name, first_arg_is_text, n_args) {
+            MethodRole::Logs
+        } else if MAKERS.contains(&name) {
+            MethodRole::Makes
+        } else if passes_through(name) {
+            MethodRole::PassesOn
+        } else if self.is_log_function(name) {
+            MethodRole::LogsAsFunction
+        } else if self.is_origin_function(name) {
+            MethodRole::Origin
+        } else {
+            MethodRole::Call
+        }
     }
 
     /// Is a function with this last path segment an origin function?
