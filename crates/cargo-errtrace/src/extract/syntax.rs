@@ -1,0 +1,401 @@
+//! Reading syntax: types, paths, patterns and token shapes, with no state of the walk.
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use std::collections::HashMap;
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::{Attribute, Expr, Pat};
+
+use crate::model::*;
+
+/// Whether `sig` declares a real non-Rust ABI (`extern "C"`, `extern "system"`, bare `extern`).
+pub(super) fn has_c_abi(sig: &syn::Signature) -> bool {
+    match &sig.abi {
+        Some(abi) => match &abi.name {
+            Some(name) => name.value() != "Rust",
+            None => true,
+        },
+        None => false,
+    }
+}
+
+/// The named fields of every struct in `file` (nested modules included), by struct name.
+pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<(String, String)>> {
+    struct Collect(HashMap<String, Vec<(String, String)>>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
+            if let syn::Fields::Named(named) = &s.fields {
+                let fields = named
+                    .named
+                    .iter()
+                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), param_type_name(&f.ty)?)))
+                    .collect();
+                self.0.insert(s.ident.to_string(), fields);
+            }
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    let mut c = Collect(HashMap::new());
+    c.visit_file(file);
+    c.0
+}
+
+pub(super) fn type_params(g: &syn::Generics) -> Vec<String> {
+    g.type_params().map(|t| t.ident.to_string()).collect()
+}
+
+pub(super) fn pos(span: Span) -> Pos {
+    let lc = span.start();
+    Pos {
+        line: lc.line.max(1) as u32,
+        column: lc.column as u32 + 1,
+    }
+}
+
+pub(super) fn last_seg(path: &syn::Path) -> String {
+    path.segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+pub(super) fn type_last_seg(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Paren(p) => type_last_seg(&p.elem),
+        syn::Type::Group(g) => type_last_seg(&g.elem),
+        _ => None,
+    }
+}
+
+/// What a signature returns; `impl Future<Output = T>` is looked through.
+pub(super) fn ret_of(output: &syn::ReturnType) -> Ret {
+    match output {
+        syn::ReturnType::Default => Ret::Unit,
+        syn::ReturnType::Type(_, ty) => ret_of_type(ty),
+    }
+}
+
+pub(super) fn ret_of_type(ty: &syn::Type) -> Ret {
+    match ty {
+        syn::Type::ImplTrait(it) => {
+            for b in &it.bounds {
+                if let syn::TypeParamBound::Trait(t) = b {
+                    if let Some(seg) = t.path.segments.last() {
+                        // `impl PinInit<T, E>` / `impl Init<T, E>`: a fallible initialiser, whose
+                        // error leaves like a `Result`'s (with an error type other than
+                        // `Infallible`).
+                        if seg.ident == "PinInit" || seg.ident == "Init" {
+                            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                                let types: Vec<&syn::Type> = a
+                                    .args
+                                    .iter()
+                                    .filter_map(|g| match g {
+                                        syn::GenericArgument::Type(t) => Some(t),
+                                        _ => None,
+                                    })
+                                    .collect();
+                                if let Some(e) = types.get(1) {
+                                    if type_last_seg(e).is_some_and(|n| n != "Infallible") {
+                                        return Ret::Named("Result".to_string());
+                                    }
+                                }
+                            }
+                        }
+                        if seg.ident == "Future" {
+                            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                                for arg in &a.args {
+                                    if let syn::GenericArgument::AssocType(at) = arg {
+                                        if at.ident == "Output" {
+                                            return ret_of_type(&at.ty);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Ret::Other
+        }
+        syn::Type::Tuple(t) if t.elems.is_empty() => Ret::Unit,
+        other => type_last_seg(other).map(Ret::Named).unwrap_or(Ret::Other),
+    }
+}
+
+/// Does a parameter's type mention a type named `File` (`&File`, `ArcBorrow<'_, File>`, …)?
+pub(super) fn sig_mentions_file(sig: &syn::Signature) -> bool {
+    fn ty_has(ty: &syn::Type, depth: u32) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        match ty {
+            syn::Type::Path(p) => p.path.segments.iter().any(|s| {
+                s.ident == "File"
+                    || match &s.arguments {
+                        syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| match g {
+                            syn::GenericArgument::Type(t) => ty_has(t, depth + 1),
+                            _ => false,
+                        }),
+                        _ => false,
+                    }
+            }),
+            syn::Type::Reference(r) => ty_has(&r.elem, depth + 1),
+            syn::Type::Ptr(p) => ty_has(&p.elem, depth + 1),
+            syn::Type::Paren(p) => ty_has(&p.elem, depth + 1),
+            syn::Type::Group(g) => ty_has(&g.elem, depth + 1),
+            _ => false,
+        }
+    }
+    sig.inputs
+        .iter()
+        .any(|a| matches!(a, syn::FnArg::Typed(t) if ty_has(&t.ty, 0)))
+}
+
+/// Smart pointers and borrows whose methods are their target's: a receiver of one of these
+/// types calls the pointee's methods (`this: ArcBorrow<'_, Process>` → `Process::…`).
+pub(super) const SMART_POINTERS: &[&str] = &[
+    "Arc",
+    "ArcBorrow",
+    "Box",
+    "KBox",
+    "VBox",
+    "Pin",
+    "Rc",
+    "UniqueArc",
+    "ListArc",
+    "ARef",
+    "Ref",
+    "RefMut",
+    "Guard",
+    "MutexGuard",
+];
+
+/// `Foo`, `&Foo`, `&mut m::Foo<T>` → `Foo`; through smart pointers (`Arc<Foo>`,
+/// `ArcBorrow<'_, Foo>`, `Pin<&mut Foo>`, `KBox<Foo>`) → `Foo`; `Self` and others → `None`.
+pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Reference(r) => param_type_name(&r.elem),
+        syn::Type::Paren(p) => param_type_name(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let n = last.ident.to_string();
+            if SMART_POINTERS.contains(&n.as_str()) {
+                if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                    let inner = a.args.iter().rev().find_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    });
+                    if let Some(t) = inner {
+                        return param_type_name(t);
+                    }
+                }
+            }
+            (n != "Self").then_some(n)
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn is_test_attr(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let p = a.path();
+        if p.segments.last().is_some_and(|s| s.ident == "test") {
+            return true;
+        }
+        if p.is_ident("cfg") {
+            if let syn::Meta::List(l) = &a.meta {
+                let t: String = l
+                    .tokens
+                    .to_string()
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                return t == "test" || t.starts_with("all(test");
+            }
+        }
+        false
+    })
+}
+
+pub(super) fn is_self(e: &Expr) -> bool {
+    matches!(e, Expr::Path(p) if p.path.is_ident("self"))
+}
+
+pub(super) fn strip(mut e: &Expr) -> &Expr {
+    loop {
+        match e {
+            Expr::Paren(p) => e = &p.expr,
+            Expr::Group(g) => e = &g.expr,
+            Expr::Await(a) => e = &a.base,
+            _ => return e,
+        }
+    }
+}
+
+/// Is the first argument text (a string literal or a `format!`-like macro)?
+pub(super) fn first_arg_is_text(args: &Punctuated<Expr, syn::Token![,]>) -> bool {
+    match args.first() {
+        Some(Expr::Lit(l)) => matches!(l.lit, syn::Lit::Str(_)),
+        Some(Expr::Macro(m)) => last_seg(&m.mac.path).contains("format"),
+        _ => false,
+    }
+}
+
+/// Does a token stream hold a string literal at its top level (`err!(EIO, "msg")` logs)?
+pub(super) fn tokens_have_str(ts: &TokenStream) -> bool {
+    ts.clone().into_iter().any(|t| match t {
+        TokenTree::Literal(l) => {
+            let s = l.to_string();
+            s.starts_with('"') || s.starts_with("r\"") || s.starts_with("r#")
+        }
+        _ => false,
+    })
+}
+
+/// The binding of an `Err(…)` pattern: `Some(None)` for `Err(_)`/`Err(..)`, `Some(Some(x))`
+/// for `Err(x)`, `None` if the pattern is not an `Err` pattern.
+pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
+    match p {
+        Pat::TupleStruct(ts) if last_seg(&ts.path) == "Err" => {
+            if ts.elems.len() != 1 {
+                return Some(None);
+            }
+            match ts.elems.first() {
+                // `Err(ERANGE)`: a constant (by the naming convention), so a pattern that
+                // handles one error, not a binding of every error.
+                Some(Pat::Ident(i)) if i.subpat.is_none() && is_const_name(&i.ident.to_string()) => None,
+                // `Err(code::ERANGE)`, `Err(Errno::Again)`: a path is a constant too.
+                Some(Pat::Path(_)) => None,
+                Some(Pat::Ident(i)) if i.subpat.is_none() => {
+                    let n = i.ident.to_string();
+                    if n.starts_with('_') {
+                        Some(None)
+                    } else {
+                        Some(Some(n))
+                    }
+                }
+                Some(Pat::Wild(_)) | Some(Pat::Rest(_)) | None => Some(None),
+                Some(_) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The errno an error-making expression names: `Err(EINVAL)`, `Err(code::ENODEV)`,
+/// `Err(Error::EIO)`, `Err(EINVAL.into())`, `err!(EIO, …)`, `Err(err!(once, EIO, …))`.
+pub(super) fn errno_named(e: &Expr) -> Option<String> {
+    let errno_like = |s: &str| {
+        s.len() > 1
+            && s.starts_with('E')
+            && s.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    match strip(e) {
+        Expr::Call(c) if matches!(strip(&c.func), Expr::Path(p) if last_seg(&p.path) == "Err") => {
+            c.args.first().and_then(errno_named)
+        }
+        Expr::Path(p) => Some(last_seg(&p.path)).filter(|s| errno_like(s)),
+        Expr::MethodCall(m) if m.method == "into" => errno_named(&m.receiver),
+        Expr::Macro(m) if last_seg(&m.mac.path) == "err" => m
+            .mac
+            .tokens
+            .clone()
+            .into_iter()
+            .filter_map(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                _ => None,
+            })
+            .take(2)
+            .find(|s| errno_like(s)),
+        _ => None,
+    }
+}
+
+/// `let name: Type = …` → (name, Type); `let name = Type::new(…)` (a path call whose type
+/// segment is capitalised, through `?`, `.await` and parentheses) → (name, Type).
+pub(super) fn typed_local(l: &syn::Local) -> Option<(String, String)> {
+    let (pat, ty) = match &l.pat {
+        Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+        other => (other, None),
+    };
+    let Pat::Ident(id) = pat else { return None };
+    let name = id.ident.to_string();
+    if let Some(t) = ty.and_then(param_type_name) {
+        return Some((name, t));
+    }
+    let mut e = &*l.init.as_ref()?.expr;
+    loop {
+        match e {
+            Expr::Try(t) => e = &t.expr,
+            Expr::Await(a) => e = &a.base,
+            Expr::Paren(p) => e = &p.expr,
+            _ => break,
+        }
+    }
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let ty = segs.len().checked_sub(2).and_then(|i| segs.get(i))?;
+    let capitalised = ty.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    (capitalised && ty != "Self" && !SMART_POINTERS.contains(&ty.as_str())).then(|| (name, ty.clone()))
+}
+
+/// Whether a signature's return type is a `Result` (by its last path segment).
+pub(super) fn returns_result(sig: &syn::Signature) -> bool {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) => type_last_seg(ty).is_some_and(|s| s == "Result"),
+        syn::ReturnType::Default => false,
+    }
+}
+
+/// `ERANGE`, `E2BIG`, `MAX_TRIES`: upper case, digits and underscores, with a letter.
+pub(super) fn is_const_name(n: &str) -> bool {
+    n.chars().any(|c| c.is_ascii_uppercase())
+        && n.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+pub(super) fn is_empty_body(e: &Expr) -> bool {
+    match e {
+        Expr::Block(b) => b.block.stmts.is_empty() && b.label.is_none(),
+        Expr::Tuple(t) => t.elems.is_empty(),
+        _ => false,
+    }
+}
+
+pub(super) fn is_punct(t: Option<&TokenTree>, c: char) -> bool {
+    matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c)
+}
+
+/// Is the `?` at `i` a try operator? Not `?Sized`/`?Trait` bounds (after `:`, `+`, `(`,
+/// `impl`), not a `$(…)?` / `$x?` repetition in a macro definition.
+pub(crate) fn is_real_question(toks: &[TokenTree], i: usize) -> bool {
+    if let Some(TokenTree::Ident(n)) = toks.get(i + 1) {
+        if n == "Sized" {
+            return false;
+        }
+    }
+    let Some(prev) = i.checked_sub(1).and_then(|p| toks.get(p)) else {
+        return false;
+    };
+    let dollar_before = i >= 2 && is_punct(toks.get(i - 2), '$');
+    match prev {
+        TokenTree::Group(g) => {
+            matches!(
+                g.delimiter(),
+                Delimiter::Parenthesis | Delimiter::Bracket | Delimiter::None
+            ) && !dollar_before
+        }
+        TokenTree::Ident(id) => {
+            !dollar_before
+                && !matches!(
+                    id.to_string().as_str(),
+                    "impl" | "dyn" | "for" | "where" | "as" | "in" | "return" | "mut" | "ref"
+                )
+        }
+        TokenTree::Literal(_) => true,
+        TokenTree::Punct(p) => p.as_char() == '?',
+    }
+}

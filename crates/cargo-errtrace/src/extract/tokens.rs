@@ -1,0 +1,246 @@
+//! Macro bodies: parsed as expressions or statements when they are Rust, and otherwise read
+//! token by token (`pin_init!` struct syntax, DSLs), with the same verdicts as the syntax walk.
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::visit::Visit;
+use syn::Expr;
+
+use super::inspect::LogFinder;
+use super::syntax::*;
+use super::{Walker, QUOTE_MACROS};
+use crate::logging::{runs_on_error, MethodRole};
+use crate::model::*;
+use crate::parse;
+
+impl Walker<'_, '_> {
+    /// A cheap look at a macro body's source text: can it hold anything the audit records
+    /// (`?`, a nested macro, `return`, `unwrap`, `Err`, `match`, a discard)? Most bodies —
+    /// format arguments, literals — cannot, and are not parsed again.
+    pub(super) fn body_may_matter(&self, m: &syn::Macro) -> bool {
+        let range = m.delimiter.span().join().byte_range();
+        let Some(body) = self.text.get(range) else {
+            return true;
+        };
+        if body.is_empty() {
+            return true;
+        }
+        const NEEDLES: &[&str] = &[
+            "fn ", "return", "unwrap", "expect", ".ok()", "Err", "_ =", "drop(", "match", "if let", "<-",
+        ];
+        body.contains(['?', '!']) || NEEDLES.iter().any(|n| body.contains(n))
+    }
+
+    /// Macro bodies: as expressions, else as statements, else token by token.
+    pub(super) fn macro_body(&mut self, tokens: &TokenStream) {
+        use syn::parse::Parser;
+        if tokens.is_empty() {
+            return;
+        }
+        let exprs = Punctuated::<Expr, syn::Token![,]>::parse_terminated.parse2(tokens.clone());
+        if let Ok(exprs) = exprs {
+            for e in &exprs {
+                self.visit_expr(e);
+            }
+            return;
+        }
+        if let Ok(stmts) = syn::Block::parse_within.parse2(tokens.clone()) {
+            for s in &stmts {
+                self.visit_stmt(s);
+            }
+            return;
+        }
+        self.scan_tokens(tokens);
+    }
+
+    /// Token-level fallback for macro bodies that are not Rust expressions (`pin_init!`
+    /// struct syntax, DSLs): counts real `?` and log macros, and records `?` sites.
+    pub(super) fn scan_tokens(&mut self, tokens: &TokenStream) {
+        let mut work: Vec<Vec<TokenTree>> = vec![tokens.clone().into_iter().collect()];
+        while let Some(toks) = work.pop() {
+            let mut i = 0;
+            while i < toks.len() {
+                match &toks[i] {
+                    // `.log("…")`, `dev_err_probe(…)`: counted as the syntax walk counts them.
+                    TokenTree::Ident(id) if matches!(toks.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis) => {
+                        if let Some(TokenTree::Group(g)) = toks.get(i + 1) {
+                            let name = id.to_string();
+                            let method = i >= 1 && is_punct(toks.get(i - 1), '.');
+                            let n_args = usize::from(!g.stream().is_empty());
+                            let logs = if method {
+                                self.names
+                                    .is_log_method(&name, tokens_have_str(&g.stream()), n_args)
+                            } else {
+                                self.names.is_log_function(&name)
+                            };
+                            if logs {
+                                self.out.log_calls += 1;
+                            }
+                        }
+                    }
+                    TokenTree::Ident(id) => {
+                        let is_bang =
+                            matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!');
+                        if is_bang {
+                            let name = id.to_string();
+                            if name == "macro_rules" {
+                                i += 4; // macro_rules ! name { … }
+                                continue;
+                            }
+                            if QUOTE_MACROS.contains(&name.as_str()) {
+                                i += 3; // quote ! { … }
+                                continue;
+                            }
+                            if self.names.is_log_macro(&name) {
+                                self.out.log_calls += 1;
+                            } else if name == "err" {
+                                if let Some(TokenTree::Group(g)) = toks.get(i + 2) {
+                                    if tokens_have_str(&g.stream()) {
+                                        self.out.log_calls += 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    // `field <- Type::new(…)` (pin-init's struct syntax, in `try_pin_init!`
+                    // and friends): the initialiser's error leaves like a `?`.
+                    TokenTree::Punct(p)
+                        if p.as_char() == '<'
+                            && p.spacing() == proc_macro2::Spacing::Joint
+                            && is_punct(toks.get(i + 1), '-')
+                            && matches!(toks.get(i.wrapping_sub(1)), Some(TokenTree::Ident(_))) =>
+                    {
+                        // The initialiser's call: the first parenthesised group after the path.
+                        let call = (i + 2..toks.len())
+                            .take_while(|&k| {
+                                matches!(&toks[k], TokenTree::Ident(_))
+                                    || is_punct(toks.get(k), ':')
+                                    || matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
+                            })
+                            .find(|&k| matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis));
+                        if let Some(g) = call {
+                            if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
+                                self.add_site(pos(p.span()), How::Try, target, attached);
+                            }
+                        }
+                    }
+                    TokenTree::Punct(p) if p.as_char() == '?' && is_real_question(&toks, i) => {
+                        self.out.question_marks += 1;
+                        if let Some((target, attached)) = self.classify_tokens(&toks, i) {
+                            self.add_site(pos(p.span()), How::Try, target, attached);
+                        }
+                    }
+                    TokenTree::Group(g) if work.len() < parse::MAX_NESTING => {
+                        work.push(g.stream().into_iter().collect());
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+    }
+
+    /// Walk back from a `?` at `q` over `.adapter(…)` calls to the called name.
+    pub(super) fn classify_tokens(&self, toks: &[TokenTree], q: usize) -> Option<(Target, bool)> {
+        let mut j = q.checked_sub(1)?;
+        let mut attached = false;
+        loop {
+            match toks.get(j)? {
+                TokenTree::Ident(i) if i == "await" && j >= 2 && is_punct(toks.get(j - 1), '.') => {
+                    j -= 2;
+                }
+                TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis && j >= 1 => {
+                    let TokenTree::Ident(name) = toks.get(j - 1)? else {
+                        return None;
+                    };
+                    let name = name.to_string();
+                    let method = j >= 2 && is_punct(toks.get(j - 2), '.');
+                    if method {
+                        let text = tokens_have_str(&g.stream());
+                        let role = self
+                            .names
+                            .method_role(&name, text, usize::from(!g.stream().is_empty()));
+                        let log_in_args = || {
+                            let mut lf = LogFinder {
+                                names: self.names,
+                                found: false,
+                            };
+                            lf.scan_tokens(&g.stream());
+                            lf.found
+                        };
+                        if role != MethodRole::Logs && runs_on_error(&name) && log_in_args() {
+                            attached = true;
+                        }
+                        match role {
+                            MethodRole::Logs => {
+                                attached = true;
+                                j = j.checked_sub(3)?;
+                                continue;
+                            }
+                            MethodRole::Makes => return Some((Target::Made, attached || log_in_args())),
+                            MethodRole::PassesOn => {
+                                j = j.checked_sub(3)?;
+                                continue;
+                            }
+                            MethodRole::LogsAsFunction => return Some((Target::Made, true)),
+                            MethodRole::Origin => return Some((Target::OriginFn(name), attached)),
+                            MethodRole::Call => {}
+                        }
+                        let recv_self =
+                            j >= 3 && matches!(toks.get(j - 3), Some(TokenTree::Ident(r)) if r == "self");
+                        let callee = if recv_self {
+                            Callee::SelfMethod(name)
+                        } else {
+                            Callee::Method(name)
+                        };
+                        return Some((Target::Call(callee), attached));
+                    }
+                    // A path: ident (:: ident)*
+                    let mut segs = vec![name];
+                    let mut k = j - 1;
+                    while k >= 3 && is_punct(toks.get(k - 1), ':') && is_punct(toks.get(k - 2), ':') {
+                        match toks.get(k - 3) {
+                            Some(TokenTree::Ident(s)) => {
+                                segs.push(s.to_string());
+                                k -= 3;
+                            }
+                            _ => break,
+                        }
+                    }
+                    segs.reverse();
+                    let owner = self.owner();
+                    for s in segs.iter_mut() {
+                        if s == "Self" {
+                            if let Some(o) = &owner {
+                                *s = o.clone();
+                            }
+                        }
+                    }
+                    let last = segs.last().cloned().unwrap_or_default();
+                    if last == "Err" {
+                        let mut lf = LogFinder {
+                            names: self.names,
+                            found: false,
+                        };
+                        lf.scan_tokens(&g.stream());
+                        return Some((Target::Made, attached || lf.found));
+                    }
+                    if last == "Ok" || last == "Some" {
+                        return None;
+                    }
+                    if self.names.is_log_function(&last) {
+                        return Some((Target::Made, true));
+                    }
+                    if self.names.is_origin_function(&last) {
+                        return Some((Target::OriginFn(last), attached));
+                    }
+                    if segs.len() == 2 && self.is_generic(&segs[0]) {
+                        return Some((Target::Call(Callee::Generic(segs[0].clone(), last)), attached));
+                    }
+                    return Some((Target::Call(Callee::Path(segs)), attached));
+                }
+                _ => return None,
+            }
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The walk itself: which syntax-tree nodes make sites, checks and counts.
+
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{Expr, Pat, Stmt};
+
+use super::inspect::{BodyInfo, BodyInspector};
+use super::syntax::*;
+use super::{ImplCtx, Walker, QUOTE_MACROS};
+use crate::findings::Kind;
+use crate::logging::PANIC_MACROS;
+use crate::model::*;
+
+impl<'ast> Visit<'ast> for Walker<'_, '_> {
+    fn visit_file(&mut self, f: &'ast syn::File) {
+        for a in &f.attrs {
+            if a.path().is_ident("no_std") {
+                self.out.no_std = true;
+            }
+        }
+        visit::visit_file(self, f);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        let test = is_test_attr(&m.attrs);
+        if test {
+            self.test_depth += 1;
+        }
+        self.mods.push(m.ident.to_string());
+        visit::visit_item_mod(self, m);
+        self.mods.pop();
+        if test {
+            self.test_depth -= 1;
+        }
+    }
+
+    fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+        let owner = type_last_seg(&i.self_ty);
+        let trait_name = i.trait_.as_ref().map(|(_, p, _)| last_seg(p));
+        self.impls.push(ImplCtx { owner, trait_name });
+        self.generics.push(type_params(&i.generics));
+        self.with_test_attrs(&i.attrs, |w| visit::visit_item_impl(w, i));
+        self.generics.pop();
+        self.impls.pop();
+    }
+
+    fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        self.impls.push(ImplCtx {
+            owner: Some(t.ident.to_string()),
+            trait_name: Some(t.ident.to_string()),
+        });
+        let mut g = type_params(&t.generics);
+        g.push("Self".to_string());
+        self.generics.push(g);
+        visit::visit_item_trait(self, t);
+        self.generics.pop();
+        self.impls.pop();
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        // A free function, even when nested in an impl method's body.
+        let saved = std::mem::take(&mut self.impls);
+        self.function(&f.sig, &f.attrs, &f.block, false);
+        self.impls = saved;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        self.function(&f.sig, &f.attrs, &f.block, true);
+    }
+
+    fn visit_trait_item_fn(&mut self, f: &'ast syn::TraitItemFn) {
+        if let Some(b) = &f.default {
+            self.function(&f.sig, &f.attrs, b, true);
+        }
+    }
+
+    fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
+        if let Some(target) = type_last_seg(&t.ty) {
+            self.out.type_aliases.push((t.ident.to_string(), target));
+        }
+        visit::visit_item_type(self, t);
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        let mut stack: Vec<(Vec<String>, &syn::UseTree)> = vec![(Vec::new(), &u.tree)];
+        while let Some((prefix, tree)) = stack.pop() {
+            match tree {
+                syn::UseTree::Path(p) => {
+                    let mut pre = prefix.clone();
+                    let id = p.ident.to_string();
+                    if pre.is_empty() && id == "kernel" && self.macro_depth == 0 {
+                        self.out.uses_kernel = true;
+                    }
+                    pre.push(id);
+                    stack.push((pre, &p.tree));
+                }
+                syn::UseTree::Name(n) => {
+                    let id = n.ident.to_string();
+                    if id == "self" {
+                        if let Some(last) = prefix.last() {
+                            self.out.uses.push((last.clone(), prefix.clone()));
+                        }
+                    } else {
+                        let mut full = prefix.clone();
+                        full.push(id.clone());
+                        self.out.uses.push((id, full));
+                    }
+                }
+                syn::UseTree::Rename(r) => {
+                    let mut full = prefix.clone();
+                    full.push(r.ident.to_string());
+                    self.out.uses.push((r.rename.to_string(), full));
+                }
+                syn::UseTree::Glob(_) => self.out.uses.push(("*".to_string(), prefix.clone())),
+                syn::UseTree::Group(g) => {
+                    for t in &g.items {
+                        stack.push((prefix.clone(), t));
+                    }
+                }
+            }
+        }
+    }
+
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        if !self.out.uses_kernel
+            && self.macro_depth == 0
+            && p.segments.len() > 1
+            && p.segments.first().is_some_and(|s| s.ident == "kernel")
+        {
+            self.out.uses_kernel = true;
+        }
+        visit::visit_path(self, p);
+    }
+
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.frames.push(false);
+        for s in &b.stmts {
+            let before = self.out.log_calls;
+            self.visit_stmt(s);
+            if self.out.log_calls > before {
+                if let Some(f) = self.frames.last_mut() {
+                    *f = true;
+                }
+            }
+        }
+        self.frames.pop();
+    }
+
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        self.frames.push(false);
+        visit::visit_arm(self, a);
+        self.frames.pop();
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        if let Some(f) = self.fns.last_mut() {
+            f.closure_depth += 1;
+        }
+        self.frames.push(false);
+        visit::visit_expr_closure(self, c);
+        self.frames.pop();
+        if let Some(f) = self.fns.last_mut() {
+            f.closure_depth -= 1;
+        }
+    }
+
+    fn visit_expr_async(&mut self, a: &'ast syn::ExprAsync) {
+        if let Some(f) = self.fns.last_mut() {
+            f.closure_depth += 1;
+        }
+        visit::visit_expr_async(self, a);
+        if let Some(f) = self.fns.last_mut() {
+            f.closure_depth -= 1;
+        }
+    }
+
+    fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
+        self.out.question_marks += 1;
+        if self.test_depth == 0 && !self.fns.is_empty() {
+            let (target, attached) = self.classify(&t.expr);
+            if let Some(target) = target {
+                self.add_site(pos(t.question_token.span), How::Try, target, attached);
+            }
+        }
+        visit::visit_expr_try(self, t);
+    }
+
+    fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+        if let Some(e) = &r.expr {
+            if self.test_depth == 0 && !self.fns.is_empty() {
+                let before = self.before_flag();
+                self.returned(e, pos(r.return_token.span), How::Return, before);
+            }
+        }
+        visit::visit_expr_return(self, r);
+    }
+
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        // `loop { match f() { …, Err(e) => break Err(e) } }` as the function's value: the
+        // loop re-throws f's error, a hop like `return Err(e)`.
+        if let Some(e) = &b.expr {
+            if self.test_depth == 0 && !self.fns.is_empty() {
+                if let Some(callee) = self.rethrown_callee(e) {
+                    let before = self.before_flag();
+                    self.push_site_with_before(
+                        pos(b.break_token.span),
+                        How::Rethrow,
+                        Target::Call(callee),
+                        false,
+                        before,
+                    );
+                }
+            }
+        }
+        visit::visit_expr_break(self, b);
+    }
+
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        self.visit_expr(&m.expr);
+        let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
+        for arm in &m.arms {
+            let pat = err_pattern(&arm.pat);
+            if let Some(binding) = &pat {
+                if arm.guard.is_none() {
+                    let mut bi = BodyInspector {
+                        names: self.names,
+                        binding: binding.as_deref(),
+                        info: BodyInfo::default(),
+                    };
+                    bi.visit_expr(&arm.body);
+                    let i = bi.info;
+                    // In an `extern "C"` fn, an arm that gives a value (`Err(_) => POLLERR`, a
+                    // null the C side maps to -ENOMEM) converts the error for its C caller.
+                    let to_c = !is_empty_body(&arm.body)
+                        && self.fns.last().is_some_and(|f| f.c_abi && f.closure_depth == 0);
+                    // The kernel's C-interface shim, `match f() { Ok(()) => 0, Err(e) =>
+                    // e.to_errno() }`: the callee's error goes on to the C caller as a value,
+                    // a hop into this boundary (unless the arm logs it).
+                    if to_c && i.uses && !i.log {
+                        if let Some(callee) = &scrutinee {
+                            self.push_site_with_before(
+                                pos(arm.pat.span()),
+                                How::Try,
+                                Target::Call(callee.clone()),
+                                false,
+                                false,
+                            );
+                        }
+                    }
+                    if !i.log && !i.exits && !i.uses && !to_c {
+                        let what = if is_empty_body(&arm.body) {
+                            "does nothing with it"
+                        } else {
+                            "goes on without logging or returning it"
+                        };
+                        self.local_finding(
+                            Kind::Swallowed,
+                            pos(arm.pat.span()),
+                            format!("`Err` arm swallows the error: it {what}"),
+                        );
+                    }
+                }
+            }
+            let bound = match (&scrutinee, pat) {
+                (Some(c), Some(Some(b))) => {
+                    self.rethrow.push((b, c.clone()));
+                    true
+                }
+                _ => false,
+            };
+            self.visit_arm(arm);
+            if bound {
+                self.rethrow.pop();
+            }
+        }
+    }
+
+    fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
+        if let Expr::Let(l) = &*i.cond {
+            if err_pattern(&l.pat).is_some() && i.then_branch.stmts.is_empty() {
+                self.local_finding(
+                    Kind::Swallowed,
+                    pos(l.pat.span()),
+                    "`if let Err(…) = … {}` with an empty body swallows the error".to_string(),
+                );
+            }
+        }
+        visit::visit_expr_if(self, i);
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let (Pat::Wild(_), Some(init)) = (&l.pat, &l.init) {
+            if init.diverge.is_none() {
+                self.discard(&init.expr, "let _ =", pos(l.let_token.span));
+            }
+        }
+        // A local whose type the source states, `let dev: Device = …` or `let dev =
+        // Device::new(…)?`, resolves `dev.m(…)` like a parameter of that type (the last binding
+        // of a name wins, as shadowing does).
+        if let Some((name, ty)) = typed_local(l) {
+            if let Some(params) = self.params.last_mut() {
+                params.retain(|(n, _)| *n != name);
+                params.push((name, ty));
+            }
+        }
+        visit::visit_local(self, l);
+    }
+
+    fn visit_stmt(&mut self, s: &'ast Stmt) {
+        if let Stmt::Expr(e, Some(_)) = s {
+            match e {
+                Expr::Assign(a) if matches!(&*a.left, Expr::Infer(_)) => {
+                    self.discard(&a.right, "_ =", pos(a.left.span()));
+                }
+                Expr::MethodCall(m) if m.method == "ok" && m.args.is_empty() => {
+                    let (_, logged) = self.classify(&m.receiver);
+                    if !logged {
+                        let what = match self.callee_of(&m.receiver) {
+                            Some((c, _)) => format!("the result of `{}`", c.display()),
+                            None => "a result".to_string(),
+                        };
+                        self.local_finding(
+                            Kind::Discarded,
+                            pos(m.method.span()),
+                            format!("`.ok();` throws away {what} and its error"),
+                        );
+                    }
+                }
+                Expr::Call(c) if c.args.len() == 1 => {
+                    if let Expr::Path(p) = strip(&c.func) {
+                        if last_seg(&p.path) == "drop" {
+                            if let Some(arg) = c.args.first() {
+                                self.discard(arg, "drop(…)", pos(c.func.span()));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        visit::visit_stmt(self, s);
+    }
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        if let Expr::Path(p) = strip(&c.func) {
+            if self.names.is_log_function(&last_seg(&p.path)) {
+                self.out.log_calls += 1;
+            }
+        }
+        visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let name = m.method.to_string();
+        if self
+            .names
+            .is_log_method(&name, first_arg_is_text(&m.args), m.args.len())
+        {
+            self.out.log_calls += 1;
+        }
+        match name.as_str() {
+            "unwrap_or" | "unwrap_or_default" | "unwrap_or_else" => {
+                let logged = name == "unwrap_or_else" && self.contains_log(&m.args);
+                if let Some((callee, attached)) = self.callee_of(&m.receiver) {
+                    if !logged && !attached {
+                        self.add_check(
+                            pos(m.method.span()),
+                            CheckKind::UnwrapOr {
+                                method: name.clone(),
+                                callee,
+                            },
+                        );
+                    }
+                }
+            }
+            "unwrap" | "expect" => {
+                if let Some((callee, _)) = self.callee_of(&m.receiver) {
+                    self.add_check(
+                        pos(m.method.span()),
+                        CheckKind::Unwrap {
+                            method: name.clone(),
+                            callee,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+        visit::visit_expr_method_call(self, m);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let name = last_seg(&m.path);
+        if name == "macro_rules" {
+            return;
+        }
+        if !self.out.uses_kernel
+            && self.macro_depth == 0
+            && m.path.segments.first().is_some_and(|s| s.ident == "kernel")
+        {
+            self.out.uses_kernel = true;
+        }
+        if QUOTE_MACROS.contains(&name.as_str()) {
+            return;
+        }
+        if self.names.is_log_macro(&name) || name == "err" && tokens_have_str(&m.tokens) {
+            self.out.log_calls += 1;
+        }
+        if PANIC_MACROS.contains(&name.as_str()) {
+            self.add_check(pos(m.path.span()), CheckKind::PanicMacro(name));
+        }
+        if self.body_may_matter(m) {
+            self.macro_depth += 1;
+            self.macro_body(&m.tokens);
+            self.macro_depth -= 1;
+        }
+    }
+}
