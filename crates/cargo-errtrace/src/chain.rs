@@ -1,6 +1,6 @@
 //! The cross-file analysis: origins, hops, boundaries and silent chains; the deferred checks.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
 use crate::logging::Names;
@@ -220,6 +220,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 message,
                 chain: Vec::new(),
                 boundary: None,
+                also_reaches: Vec::new(),
             });
         }
     }
@@ -265,12 +266,55 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
     }
 
     Analysis {
-        findings,
+        findings: once_per_origin(findings),
         suppressed,
         acknowledged,
         functions: n as u64,
         boundaries: boundaries.len() as u64,
     }
+}
+
+/// One silent-chain finding per origin: the one with the shortest chain (its nearest boundary;
+/// a driver's callback before the subsystem adapter that calls it), naming the other
+/// boundaries it reaches in `also_reaches`. One unlogged origin is one thing to fix.
+fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
+    // Groups in order of first appearance; other findings keep their places.
+    let mut slots: Vec<Vec<Finding>> = Vec::new();
+    let mut group_of: HashMap<(String, u32, u32), usize> = HashMap::new();
+    for f in findings {
+        if f.kind != Kind::SilentChain {
+            slots.push(vec![f]);
+            continue;
+        }
+        let key = (f.file.clone(), f.line, f.column);
+        match group_of.get(&key) {
+            Some(&g) => {
+                if let Some(v) = slots.get_mut(g) {
+                    v.push(f);
+                }
+            }
+            None => {
+                group_of.insert(key, slots.len());
+                slots.push(vec![f]);
+            }
+        }
+    }
+    slots
+        .into_iter()
+        .filter_map(|mut group| {
+            let nearest = (0..group.len()).min_by_key(|&i| group[i].chain.len())?;
+            let mut kept = group.swap_remove(nearest);
+            for other in group {
+                if let Some(b) = other.boundary {
+                    if !kept.also_reaches.contains(&b.function) {
+                        kept.also_reaches.push(b.function);
+                    }
+                }
+            }
+            kept.also_reaches.sort();
+            Some(kept)
+        })
+        .collect()
 }
 
 fn made_text(site: &Site) -> String {
@@ -351,5 +395,6 @@ fn chain_finding(
             kind: kind.describe().to_string(),
             fate: kind.fate().to_string(),
         }),
+        also_reaches: Vec::new(),
     })
 }

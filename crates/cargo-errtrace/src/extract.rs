@@ -408,6 +408,7 @@ impl<'n, 't> Walker<'n, 't> {
             message,
             chain: Vec::new(),
             boundary: None,
+            also_reaches: Vec::new(),
         });
     }
 

@@ -113,6 +113,10 @@ pub struct Finding {
     /// For `silent-chain`: the boundary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub boundary: Option<BoundaryInfo>,
+    /// For a silent chain: the other boundaries the same origin reaches (it is reported once,
+    /// at its nearest boundary).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_reaches: Vec<String>,
 }
 
 /// Per-file counts.

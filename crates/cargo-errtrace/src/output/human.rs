@@ -160,6 +160,10 @@ fn finding_diagnostic(
     if let Some(b) = &f.boundary {
         notes.push(format!("`{}` is a boundary ({}): {}", b.function, b.kind, b.fate));
     }
+    if !f.also_reaches.is_empty() {
+        let list: Vec<String> = f.also_reaches.iter().map(|b| format!("`{b}`")).collect();
+        notes.push(format!("the same error also reaches {}", list.join(", ")));
+    }
     notes.push(format!(
         "to accept this, add `// errtrace-audit: allow({}) <reason>` on or above line {}",
         f.kind, f.line
