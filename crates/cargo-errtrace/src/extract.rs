@@ -115,12 +115,17 @@ struct Walker<'n, 't> {
     /// The file's structs: type name → (field, field type's last segment, through smart
     /// pointers), for `self.field.m(…)`.
     fields: HashMap<String, Vec<(String, String)>>,
+    /// Inside closures whose `?` is an `Option`'s (`find_map(|x| …)`).
+    option_closures: u32,
     out: FileSummary,
 }
 
 /// Constructors that run a pin-initialiser (`KBox::pin_init(init, flags)`): their error is the
 /// initialiser's.
 const PIN_INIT_CALLS: &[&str] = &["pin_init", "try_pin_init", "init", "try_init"];
+
+/// Iterator adapters whose closure returns an `Option` (a `?` in it is no error path).
+const OPTION_CLOSURE_ADAPTERS: &[&str] = &["find_map", "filter_map", "map_while"];
 
 /// Quasi-quoting macros: their bodies are code templates for another place, not code here.
 const QUOTE_MACROS: &[&str] = &[
@@ -149,6 +154,7 @@ impl<'n, 't> Walker<'n, 't> {
             generics: Vec::new(),
             params: Vec::new(),
             fields: HashMap::new(),
+            option_closures: 0,
             out,
         }
     }
@@ -367,6 +373,9 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn add_site(&mut self, pos: Pos, how: How, target: Target, attached: bool) {
+        if self.option_closures > 0 {
+            return;
+        }
         let before = self.before_flag();
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
