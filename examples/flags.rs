@@ -8,6 +8,6 @@ mod bus {
 }
 
 fn main() {
-    errtrace::control::apply("func never =pflmts").unwrap();
+    errtrace::control::apply("func never =pmfslth").unwrap();
     bus::never().unwrap_err().handled();
 }

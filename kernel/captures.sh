@@ -56,14 +56,17 @@ at its site. The boundary does not print it a second time; with +p on its
 site (ctl=\"file demo.rs +p\") it says so at debug level (KERN_DEBUG, shown
 because the console level is 8)." load-fail-logged
 
-capture control.txt "Runtime control with the dynamic_debug-style language: at load (module
-parameter ctl=) and while loaded (debugfs errtrace_demo/control, the same
-grammar; reading it lists the sites). The quiet retry site (EAGAIN while the
-chip resets) prints after +p, is silenced by -p, gets CPU/function/line
-prefixes with =pflt; a fault armed while loaded fails one bus write with a
-code override, reported at the trigger file's boundary; bad queries are
-rejected whole, with a position; a bad trigger command is logged by its
-creator and handed to user space as EINVAL." \
+capture control.txt "Runtime control through the kernel's dynamic_debug: every errtrace site of
+the module is a descriptor in /proc/dynamic_debug/control. At load
+(dyndbg=\"format busy +p\" on the insmod line) and while loaded (echo to
+/proc/dynamic_debug/control), the quiet retry site (EAGAIN while the chip
+resets) prints after +p, is silenced by -p, gets CPU/function/line prefixes
+with =pflt. errtrace's own debugfs errtrace_demo/control lists the sites with
+their counters and takes what dynamic_debug has no words for: a fault armed
+while loaded fails one bus write with a code override, reported at the
+trigger file's boundary; bad queries are rejected whole, with a position; a
+bad trigger command is logged by its creator and handed to user space as
+EINVAL." \
     load control-on control-off control-flags control-fail control-error
 
 capture drop.txt "An error dropped unhandled (\`if let Ok(c) = dev.calibration() { ... }\` with
@@ -73,11 +76,18 @@ capture recorder.txt "The flight recorder read back through debugfs errtrace_dem
 recent errors since the module was loaded, oldest first, each with its
 origin and trail (errtrace::recorder::write_event per event)." recorder
 
+capture tracepoints.txt "errtrace's events as kernel tracepoints: errtrace:errtrace_error (errno,
+file, line, function, site, sequence number) when an error is made and
+errtrace:errtrace_hop (sequence number, errno, file, line) at each recorded
+hop, enabled through tracefs. A fault on the bus read fails one sample: one
+error event, three hops with the same sequence number. With the events
+disabled again, a second failing sample adds no line." tracepoints
+
 capture storm.txt "An error storm: 1,000 failures at one creator site (err!(EOVERFLOW, ...) in
 Device::sample). The site's default rate limit prints the burst (10 per 5 s,
 like printk_ratelimited), then errtrace::policy::flush_suppressed() prints the
-count held back. Then -p on the site silences a second storm, which is still
-counted." storm storm-off
+count held back. Then dynamic_debug's \"module errtrace_demo -p\" silences a
+second storm, which is still counted." storm storm-off
 
 capture levels.txt "The printk level of each kind of record, as dmesg -r shows it: <3> KERN_ERR
 (creator lines, boundary reports), <4> KERN_WARNING (suppressed counts,

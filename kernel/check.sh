@@ -178,24 +178,37 @@ expect load-fail-logged "${M}$(re "errtrace_demo init: returning ENODEV (-19), a
 expect_count load-fail-logged 'unexpected chip id' 1 'printed once'
 expect_not load-fail-logged 'not reported before' 'no second report at the boundary'
 
-# ---- load: control query at load makes the quiet retry site print
+# ---- load: dyndbg= at load makes the quiet retry site print
+# dynamic_debug's listing of a site: "FILE:LINE [MODULE]FUNC =FLAGS "FORMAT""; errtrace's
+# descriptors name the module path as the function.
+ddline() { echo "^$(re "${1%:*} [errtrace_demo]$2 =$3 \"$4\"")\$"; }
+UNEXPECTED=$(site device.rs '"unexpected chip id')
 expect_rc load 0 insmod
-expect load "${M}$(re 'ctl: "func poll_ready +p": 1 query, 0 sites matched, 0 fail points set')\$" 'ctl= query stands until the site appears'
-expect_count load "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'quiet EAGAIN site prints after +p (2 busy polls)'
+expect_count load "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'quiet EAGAIN site prints after dyndbg=+p (2 busy polls)'
 expect load "${M}loaded: chip 0x5a ready\$" 'probe succeeded'
 expect load "^$(re "${BUSY%:*} [demo::device]poll_ready =p code=EAGAIN created=2 logged=2 suppressed=0 policy=quiet")\$" \
-    'control file lists the site (dynamic_debug style)'
+    "errtrace's listing shows the site printing (+p from dynamic_debug)"
+expect load "$(ddline "$BUSY" demo::device p 'chip busy (status {status:#04x})')" \
+    'dynamic_debug lists the quiet site, p set by dyndbg='
+expect load "$(ddline "$UNEXPECTED" demo::device p 'unexpected chip id {id:#04x} (expected {EXPECTED_CHIP_ID:#04x})')" \
+    'a site that logs by default starts =p'
+expect load "$(ddline "$(at bus.rs 'fail_point!("bus_read"' 'errtrace::fail_point!')" demo::bus p 'bus_read')" \
+    'a fail point is listed with its name as the format'
 
 # ---- control-on / control-off / control-flags: the debugfs control file
 expect_count control-on "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'site prints (+p from load)'
 expect control-on "${M}trigger: reset done\$" 'trigger file ran the reset'
-expect control-off "${M}$(re 'control: "func poll_ready -p": 1 query, 1 site matched, 0 fail points set')\$" 'control write applied -p'
-expect_not control-off 'chip busy' 'site silenced at runtime'
+expect_rc control-off 0 sh
+expect_not control-off "${M}chip busy" 'site silenced at runtime'
 expect control-off "${M}trigger: reset done\$" 'reset still ran'
+expect control-off "$(ddline "$BUSY" demo::device _ 'chip busy (status {status:#04x})')" \
+    'dynamic_debug lists it =_ (its default: EAGAIN is quiet)'
 expect_count control-flags "${M}$(re "[0] poll_ready:$(cut -d: -f2 <<<"$BUSY"): chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 \
     'flags =pflt: CPU id, function, line prefixes'
 expect control-flags "^$(re "${BUSY%:*} [demo::device]poll_ready =pflt code=EAGAIN created=8 logged=6 suppressed=2 policy=quiet")\$" \
-    'listing shows the flags and counters'
+    "errtrace's listing shows dynamic_debug's flags and the counters"
+expect control-flags "$(ddline "$BUSY" demo::device pflt 'chip busy (status {status:#04x})')" \
+    'dynamic_debug lists =pflt'
 
 # ---- control-fail: fault injection while loaded, reported at the trigger's boundary
 expect control-fail "${M}$(re 'control: "fail name=bus_write times=1 code=ETIMEDOUT": 1 query, 0 sites matched, 1 fail point set')\$" 'fail query applied'
@@ -236,6 +249,22 @@ expect recorder "^    via $(re "$HOP_RESET_WRITE")\$" 'with its trail'
 expect recorder "^#[0-9]+ $(re "EINVAL (-22) cpu 0 released: $BOGUS in demo::trigger::run")\$" 'bad trigger command recorded'
 expect recorder "^#[0-9]+ $(re "ERANGE (-34) cpu 0 released: $RANGE")\$" 'dropped error recorded'
 
+# ---- tracepoints: errtrace:errtrace_error and errtrace:errtrace_hop in tracefs
+HOP_SAMPLE=$(at trigger.rs 'let value = dev.sample().trace()?;' 'trace()')
+expect_rc tracepoints 0 ls
+expect tracepoints '^errtrace_error$' 'tracefs lists errtrace_error'
+expect tracepoints '^errtrace_hop$' 'tracefs lists errtrace_hop'
+TP_ERR="errtrace_error: $(re "EIO (-5) at ${FP_READ%:*} in demo::bus::Bus::read") site=[0-9]+ seq=[0-9]+\$"
+expect tracepoints "^sh-[0-9]+ +\[[0-9]+\] [^ ]+ +[0-9]+\.[0-9]+: $TP_ERR" 'an error event: errno, file:line, function, site, seq'
+TP_SEQ=$(section tracepoints | grep -E "$TP_ERR" | head -n1 | sed -nE 's/.* seq=([0-9]+)$/\1/p')
+expect tracepoints "errtrace_hop: seq=${TP_SEQ:-none} err=-5 via $(re "${HOP_BUS_READ%:*}")\$" 'its first hop, same seq'
+expect tracepoints "errtrace_hop: seq=${TP_SEQ:-none} err=-5 via $(re "${HOP_SAMPLE%:*}")\$" 'its last hop (the trigger), same seq'
+# The two counts of errtrace lines, before and after a second failing sample with the events disabled.
+mapfile -t TP_COUNTS < <(section tracepoints | awk '/^ERRTRACE-RUN: sh -c grep -c errtrace_/ { getline; print }')
+[[ ${#TP_COUNTS[@]} == 2 && ${TP_COUNTS[0]} -ge 3 && ${TP_COUNTS[0]} == "${TP_COUNTS[1]}" ]]
+report $? "[tracepoints] disabled events add no line (counts: ${TP_COUNTS[*]})"
+expect_count tracepoints "$TP_ERR" 1 'one error event: the second sample ran with the events off'
+
 # ---- storm: 1000 failures at one site: the burst, then the suppressed count
 expect_count storm "${M}$(re "sample FIFO overrun (status 0x80): EOVERFLOW (-75) at $OVERRUN")\$" 10 'burst of 10 printed'
 expect storm "${M}$(re "${OVERRUN%:*} [demo::device]sample: 990 messages suppressed")\$" '990 messages suppressed'
@@ -244,12 +273,18 @@ expect storm "^$(re "${OVERRUN%:*} [demo::device]sample =p code=EOVERFLOW create
 expect_count storm-off 'sample FIFO overrun' 0 '-p at runtime: storm silenced'
 expect storm-off "${M}trigger: storm of 1000 samples, 1000 failed\$" 'it still ran'
 expect storm-off "^$(re "${OVERRUN%:*} [demo::device]sample =_ code=EOVERFLOW created=2000 logged=10 suppressed=1990")" 'and was counted'
+expect_rc storm-off 0 sh
+
+# ---- module-p: dynamic_debug's `module errtrace_demo =p`
+expect_count module-p "${M}$(re "chip busy (status 0x01): EAGAIN (-11) at $BUSY")\$" 2 'the quiet site prints, without prefixes'
 
 # ---- unload
 expect_rc unload 0 rmmod
 expect unload "${M}unloaded \([0-9]+ sites, 1 errors dropped unhandled\)\$" 'drop ran'
 expect_rc unload 1 grep
 expect unload 'ERRTRACE-RC: [1-9][0-9]* \(ls\)' 'debugfs directory removed'
+expect unload "^dynamic_debug entries of errtrace_demo: 0\$" "dynamic_debug no longer lists the module's sites"
+expect unload '^dynamic_debug lines: [1-9][0-9]*$' 'and its control file still reads'
 
 # ---- levels: each kind of record at its printk level (dmesg -r)
 expect levels '^<3>\[.*\] errtrace_demo: errtrace_demo init: returning EIO \(-5\), not reported before:$' 'boundary report: KERN_ERR'

@@ -9,6 +9,8 @@
 INSMOD=/sbin/insmod
 D=/sys/kernel/debug/errtrace_demo
 CONTROL=$D/control
+# The kernel's dynamic_debug control file: errtrace's static sites are listed there.
+DDCONTROL=/proc/dynamic_debug/control
 RECORDER=$D/recorder
 TRIGGER=$D/trigger
 # The forced failure, named at load time: the first bus read fails with EIO.
@@ -32,27 +34,30 @@ scenario load-fail-logged
 run $INSMOD errtrace_demo.ko chip_id=0x42 'ctl="file demo.rs +p"'
 
 scenario load
-# Control query at load (module parameter): the quiet retry site (EAGAIN while the chip resets)
-# prints. Sites appear on first use; the query stands until they do.
-run $INSMOD errtrace_demo.ko 'ctl="func poll_ready +p"'
+# dynamic_debug query at load (dyndbg= on the insmod line): the quiet retry site (EAGAIN while
+# the chip resets) prints.
+run $INSMOD errtrace_demo.ko 'dyndbg="format busy +p"'
 run cat $CONTROL
+run sh -c "grep errtrace_demo $DDCONTROL"
 
 scenario control-on
 run sh -c "echo reset > $TRIGGER"
 
 scenario control-off
-run sh -c "echo 'func poll_ready -p' > $CONTROL"
+run sh -c "echo 'format busy -p' > $DDCONTROL"
 run sh -c "echo reset > $TRIGGER"
+run sh -c "grep 'chip busy' $DDCONTROL"
 
 scenario control-flags
-run sh -c "echo 'func poll_ready =pflt' > $CONTROL"
+run sh -c "echo 'format busy =pflt' > $DDCONTROL"
 run sh -c "echo reset > $TRIGGER"
 run sh -c "grep ']poll_ready ' $CONTROL"
+run sh -c "grep 'chip busy' $DDCONTROL"
 
 scenario control-fail
 # Fault injection while loaded, with a code override: one failing bus write.
 run sh -c "echo 'fail name=bus_write times=1 code=ETIMEDOUT' > $CONTROL"
-run sh -c "echo 'func poll_ready -p' > $CONTROL"
+run sh -c "echo 'format busy -p' > $DDCONTROL"
 run sh -c "echo reset > $TRIGGER"
 run sh -c "echo reset > $TRIGGER"
 
@@ -68,20 +73,46 @@ run sh -c "echo drop > $TRIGGER"
 scenario recorder
 run cat $RECORDER
 
+scenario tracepoints
+# errtrace's events as real tracepoints in tracefs: enabled, a failing sample
+# (one fault on the bus read) traced with its hops, disabled again.
+T=/sys/kernel/tracing
+mount -t tracefs tracefs $T
+run ls -1 $T/events/errtrace
+run sh -c "echo 1 > $T/events/errtrace/errtrace_error/enable"
+run sh -c "echo 1 > $T/events/errtrace/errtrace_hop/enable"
+run sh -c "echo 'fail name=bus_read times=1 code=EIO' > $CONTROL"
+run sh -c "echo sample > $TRIGGER"
+run sh -c "echo 0 > $T/events/errtrace/enable"
+run sh -c "grep -c errtrace_ $T/trace"
+run sh -c "echo 'fail name=bus_read times=1 code=EIO' > $CONTROL"
+run sh -c "echo sample > $TRIGGER"
+# Disabled: the second failing sample adds no line.
+run sh -c "grep -c errtrace_ $T/trace"
+run sh -c "grep errtrace_ $T/trace | sed 's/^ *//'"
+
 scenario storm
 run sh -c "echo 'storm 1000' > $TRIGGER"
 run sh -c "grep ']sample ' $CONTROL"
 
 scenario storm-off
-# -p silences the storm's site at runtime; it is still counted.
-run sh -c "echo 'func sample -p' > $CONTROL"
+# -p on the whole module (dynamic_debug's `module`) silences the storm's site; it is still counted.
+run sh -c "echo 'module errtrace_demo -p' > $DDCONTROL"
 run sh -c "echo 'storm 1000' > $TRIGGER"
 run sh -c "grep ']sample ' $CONTROL"
+
+scenario module-p
+# =p on the whole module: every site prints, quiet ones included (and the prefixes are gone).
+run sh -c "echo 'module errtrace_demo =p' > $DDCONTROL"
+run sh -c "echo reset > $TRIGGER"
 
 scenario unload
 run rmmod errtrace_demo
 run grep -c errtrace_demo /proc/modules
 run ls $D
+# The kernel removed the module's descriptors; its control file still reads.
+run sh -c "echo dynamic_debug entries of errtrace_demo: \$(grep -c errtrace_demo $DDCONTROL)"
+run sh -c "echo dynamic_debug lines: \$(wc -l < $DDCONTROL)"
 
 scenario levels
 # The printk level of each kind of record (<3> err, <4> warning, <6> info, <7> debug).

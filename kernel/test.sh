@@ -17,8 +17,10 @@ CACHE_ROOT=${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}
 CORE_SRC=${ERRTRACE_CORE_SRC:-$REPO/crates/errtrace/src}
 # Extra rustc flags for that crate (cargo features are plain --cfg's here). The
 # kernel build has no `std` and no `registry` (linkme); `macros` re-exports
-# #[errtrace::trace] from the proc-macro crate given with --extern.
-CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"--cfg 'feature=\"macros\"'"}
+# #[errtrace::trace] from the proc-macro crate given with --extern; `tracepoints`
+# lets the glue forward errors and hops to the module's tracepoints; `dyndbg`
+# makes every static site a dynamic_debug descriptor.
+CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"--cfg 'feature=\"macros\"' --cfg 'feature=\"tracepoints\"' --cfg 'feature=\"dyndbg\"'"}
 # Cargo package dir of the proc-macro crate (standalone or workspace member).
 MACROS_DIR=${ERRTRACE_MACROS_DIR:-$REPO/crates/errtrace-macros}
 MACROS_PKG=${ERRTRACE_MACROS_PKG:-errtrace-macros}
@@ -36,8 +38,10 @@ RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
 RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
 # The footprint limits of a whole errtrace instance in the module (bytes).
-MAX_DATA_BSS=32768
-MAX_TEXT=53248
+# data+bss includes one 40-byte dynamic_debug descriptor per static site (what
+# a C pr_debug() callsite costs); text includes the tracepoint and dyndbg paths.
+MAX_DATA_BSS=36864
+MAX_TEXT=57344
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}

@@ -7,7 +7,7 @@
 #      loops included); the return address is not counted.
 # It builds the library crate twice, one object each (codegen-units=1, debuginfo=0, into
 # target/objcheck/<config>, or $OBJCHECK_DIR/<config>; CARGO_BUILD_JOBS=1 for a busy machine):
-#   kernel: release --no-default-features --features macros, -C overflow-checks=on -C panic=abort
+#   kernel: release --no-default-features --features macros,tracepoints,dyndbg (as kernel/test.sh builds it), -C overflow-checks=on -C panic=abort
 #   std:    release, features std + macros (not `registry`: linkme's distributed slice asserts
 #           its linker bounds with a panic inlined into the functions that iterate it)
 # and analyses `objdump -d -r -C` of it. An "errtrace function" is one whose mangled name contains
@@ -144,7 +144,7 @@ for config in "${configs[@]}"; do
     flags=(-C codegen-units=1 -C debuginfo=0)
     features=(--no-default-features --features std,macros)
     if [[ "$config" == kernel ]]; then
-        features=(--no-default-features --features macros)
+        features=(--no-default-features --features macros,tracepoints,dyndbg)
         flags+=(-C overflow-checks=on -C panic=abort)
     fi
     echo "check-object: $config: building errtrace (release ${features[*]} ${flags[*]}) in $dir"

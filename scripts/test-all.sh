@@ -93,6 +93,8 @@ step "clippy with every optional feature (log, tracing, defmt, sdt)" \
     cargo clippy -p errtrace --features log,tracing,defmt,sdt --all-targets -- -D warnings
 step "clippy without default features" \
     cargo clippy -p errtrace --no-default-features --all-targets -- -D warnings
+step "tests with the kernel's features (no_std, tracepoints, dyndbg)" \
+    cargo test -p errtrace --no-default-features --features macros,tracepoints,dyndbg --lib
 step "sink adapters (log, tracing)" \
     cargo test -p errtrace --features log,tracing --test test_sink_log --test test_sink_tracing
 step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps

@@ -26,6 +26,7 @@ mod bus;
 mod device;
 mod glue;
 mod regs;
+mod tracepoints;
 mod trigger;
 
 use bus::BUS;
@@ -92,6 +93,7 @@ struct ErrtraceDemo {
 
 impl kernel::Module for ErrtraceDemo {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        glue::check_dyndbg_layout()?;
         // SAFETY: plain getters in demo_ctl.c.
         let (plain, chip_id) = unsafe {
             (

@@ -8,7 +8,9 @@
  *  - small helpers: the CPU id, a KERN_DEBUG print.
  * Every call into Rust from a file operation happens with `lock` held.
  */
+#include <linux/build_bug.h>
 #include <linux/debugfs.h>
+#include <linux/dynamic_debug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -61,6 +63,30 @@ int errtrace_demo_param_plain(void)
 int errtrace_demo_param_chip_id(void)
 {
 	return chip_id;
+}
+
+/*
+ * errtrace's dynamic_debug descriptors (errtrace::__private::DynDebug, in
+ * Rust) are laid out as struct _ddebug without CONFIG_JUMP_LABEL: four
+ * string pointers, then one word of bit-fields. The size and offsets are
+ * checked here; the bit-field order by errtrace_demo_ddebug_word() at load.
+ */
+static_assert(sizeof(struct _ddebug) == 40);
+static_assert(offsetof(struct _ddebug, format) == 24);
+
+u32 errtrace_demo_ddebug_word(u32 line, u32 flags);
+u32 errtrace_demo_ddebug_word(u32 line, u32 flags)
+{
+	struct _ddebug d = {
+		.lineno = line,
+		.class_id = _DPRINTK_CLASS_DFLT,
+		.flags = flags,
+	};
+	u32 word;
+
+	memcpy(&word, (const char *)&d + offsetof(struct _ddebug, format) +
+	       sizeof(d.format), sizeof(word));
+	return word;
 }
 
 u32 errtrace_demo_cpu_id(void)

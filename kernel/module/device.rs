@@ -67,7 +67,7 @@ impl Device {
     }
 
     /// `Err(EAGAIN)` while the chip is busy: quiet by default (a normal retry), printed after
-    /// `func poll_ready +p`.
+    /// `format busy +p` in `/proc/dynamic_debug/control`.
     #[errtrace::trace]
     fn poll_ready(&self) -> errtrace::Result {
         let status = self.regs.read(STATUS)?;

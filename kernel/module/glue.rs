@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The kernel glue: what a module adds to use errtrace (the core itself is kernel-agnostic).
 //!
-//! - [`install`]: a sink over printk, the kernel's monotonic clock, the CPU id;
+//! - [`install`]: a sink over printk, the kernel's monotonic clock, the CPU id, the tracepoints;
 //! - conversions between `kernel::error::Error` and errtrace: [`KernelResultExt::errtrace`]
 //!   and [`from_kernel`] (kernel → errtrace, with the origin at the caller), [`to_kernel`]
 //!   (an errtrace code → kernel, after `errtrace::boundary` where errors leave the module);
@@ -17,6 +17,29 @@ extern "C" {
     fn errtrace_demo_cpu_id() -> u32;
     fn errtrace_demo_clock_ns() -> u64;
     fn errtrace_demo_printk_debug(text: *const u8, len: usize);
+    fn errtrace_demo_ddebug_word(line: u32, flags: u32) -> u32;
+}
+
+/// Checks errtrace's dynamic_debug descriptor word against the C compiler's `struct _ddebug`
+/// bit-fields (`lineno:18`, `class_id:6`, `flags:8`); demo_ctl.c checks the size and offsets.
+/// A mismatch would let the kernel's flags land in the wrong bits: the module refuses to load.
+pub(crate) fn check_dyndbg_layout() -> Result {
+    for (line, flags) in [(1, 0), (59, 1), ((1 << 18) - 1, 0xFF), (12345, 0x25)] {
+        // SAFETY: a pure C function of two integers.
+        let c = unsafe { errtrace_demo_ddebug_word(line, flags) };
+        let rust = errtrace::__private::DynDebug::word(line, flags);
+        if c != rust {
+            pr_err!(
+                "struct _ddebug word for line {} flags {:#x}: C {:#010x}, errtrace {:#010x}\n",
+                line,
+                flags,
+                c,
+                rust
+            );
+            return Err(EINVAL);
+        }
+    }
+    Ok(())
 }
 
 /// Installs the sink, the clock and the CPU-id hook. Call first in `init`.
@@ -25,6 +48,7 @@ pub(crate) fn install() {
     let _ = errtrace::sink::set_sink(&PRINTK);
     let _ = errtrace::platform::set_clock(ktime_ns);
     let _ = errtrace::platform::set_cpu_id(cpu_id);
+    crate::tracepoints::install();
 }
 
 /// `ktime_get_mono_fast_ns()`: NMI-safe (no seqlock retry loop), monotonic, enough for rate

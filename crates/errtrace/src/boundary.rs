@@ -17,7 +17,7 @@ use core::sync::atomic::Ordering;
 /// - An error that was already reported (logged by its creator or by `.log()`, or its report
 ///   printed), or held back by its policy, is not printed again; with `+p` on this boundary's
 ///   site, a debug-level line says "already reported at" the place it was printed (or "held
-///   back by its policy"), and with `+s` that line carries the full report (origin and trail).
+///   back by its policy"), and with `+h` that line carries the full report (origin and trail).
 /// - Codes whose policy is quiet (`EAGAIN`, `EPROBE_DEFER`, … by default) are not printed, but
 ///   counted at this site, like the kernel's probe path.
 /// - The boundary's own site (its caller's location) is rate-limited like any site.
@@ -72,7 +72,7 @@ fn leave(name: &str, e: Error, loc: &'static Location<'static>) -> Code {
     site.note_code(u32::from(code.get()));
     let st = site.state();
     if e.is_logged() {
-        let f = st.flags.load(Ordering::Relaxed);
+        let f = st.flags(Ordering::Relaxed);
         if f & (flags::PRINT_ON | flags::TRAIL) != 0 {
             emit_at(Level::Debug, RecordKind::AlreadyReported, f, &e, loc, name);
         }

@@ -219,6 +219,46 @@ macro_rules! declare_codes {
 
 include!("errno_table.rs");
 
+/// Equal strings, in constant context.
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a, b) {
+            ([x, ra @ ..], [y, rb @ ..]) => {
+                if *x != *y {
+                    return false;
+                }
+                a = ra;
+                b = rb;
+            }
+            ([], []) => return true,
+            _ => return false,
+        }
+    }
+}
+
+/// The errno of a code name (`"EAGAIN"` → 11), aliases included, in constant context: what a
+/// bare name in `err!` resolves to.
+pub(crate) const fn errno_of_name(name: &str) -> Option<u16> {
+    if str_eq(name, "EWOULDBLOCK") {
+        return Some(EAGAIN.get());
+    }
+    if str_eq(name, "EDEADLOCK") {
+        return Some(EDEADLK.get());
+    }
+    if str_eq(name, "ENOTSUP") {
+        return Some(EOPNOTSUPP.get());
+    }
+    let mut rest = TABLE;
+    while let [(v, n, _), tail @ ..] = rest {
+        if str_eq(n, name) {
+            return Some(*v);
+        }
+        rest = tail;
+    }
+    None
+}
+
 /// Alias of [`EAGAIN`], as in Linux.
 pub const EWOULDBLOCK: Code = EAGAIN;
 /// Alias of [`EDEADLK`], as in Linux.
@@ -229,6 +269,25 @@ pub const ENOTSUP: Code = EOPNOTSUPP;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_resolve_in_constant_context_as_from_name_does() {
+        for (v, n, _) in TABLE {
+            assert_eq!(errno_of_name(n), Some(*v), "{n}");
+        }
+        for alias in ["EWOULDBLOCK", "EDEADLOCK", "ENOTSUP"] {
+            assert_eq!(errno_of_name(alias), Code::from_name(alias).map(Code::get));
+        }
+        assert_eq!(errno_of_name("code"), None);
+        assert_eq!(errno_of_name("EIO2"), None);
+        assert_eq!(errno_of_name("EI"), None);
+        assert_eq!(errno_of_name(""), None);
+        const { assert!(crate::policy::classes::quiet_by_name("EAGAIN")) };
+        assert!(crate::policy::classes::quiet_by_name("EWOULDBLOCK"));
+        assert!(crate::policy::classes::quiet_by_name("ENOMEM"));
+        assert!(!crate::policy::classes::quiet_by_name("EIO"));
+        assert!(!crate::policy::classes::quiet_by_name("retry_code"));
+    }
 
     #[test]
     fn table_is_sorted_and_unique() {

@@ -13,7 +13,7 @@
 //! | `file *bus* +p` | print the errors of every site in files matching `*bus*`, even quiet ones |
 //! | `func read_reg -p` | silence a noisy site |
 //! | `module demo::* =pfl` | print, with function and line prefixes |
-//! | `file src/bus.rs:40-50 +s` | print the trail after each message |
+//! | `file src/bus.rs:40-50 +h` | print the trail (hops) after each message |
 //! | `code EAGAIN quiet` | make every site that made `EAGAIN` quiet |
 //! | `func probe ratelimit=5/1s` | a tighter rate limit |
 //! | `fail name=alloc_buf probability=100 times=3 code=ENOMEM` | inject faults ([`fault`](crate::fault)) |
@@ -297,7 +297,7 @@ pub fn register_all() {
 }
 
 fn effective_print(site: SiteRef, p: Option<Policy>) -> bool {
-    let f = site.state().flags.load(Ordering::Relaxed);
+    let f = site.state().flags(Ordering::Relaxed);
     if f & flags::PRINT_OFF != 0 {
         return false;
     }
@@ -327,20 +327,22 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
             Policy::from_word(w).or(site.source_policy())
         }
     };
-    let f = site.state().flags.load(Ordering::Relaxed);
+    let f = site.state().flags(Ordering::Relaxed);
     out.write_str(" =")?;
     let mut any = false;
+    if effective_print(site, pol) {
+        out.write_char('p')?;
+        any = true;
+    }
+    // dynamic_debug's order, then errtrace's own `h`.
     for (bit, c) in [
-        (flags::FUNCTION, 'f'),
-        (flags::LINE, 'l'),
         (flags::MODULE, 'm'),
+        (flags::FUNCTION, 'f'),
+        (flags::SOURCE, 's'),
+        (flags::LINE, 'l'),
         (flags::THREAD, 't'),
-        (flags::TRAIL, 's'),
+        (flags::TRAIL, 'h'),
     ] {
-        if bit == flags::FUNCTION && effective_print(site, pol) {
-            out.write_char('p')?;
-            any = true;
-        }
         if f & bit != 0 {
             out.write_char(c)?;
             any = true;

@@ -119,7 +119,7 @@ fn emit_record(
     level: Level,
     message: Option<&dyn ErrorMessage>,
 ) {
-    let f = site.state().flags.load(Ordering::Relaxed);
+    let f = site.state().flags(Ordering::Relaxed);
     let at = site.origin();
     match message {
         Some(m) => emit_with_message(level, kind, f, &at, e, m),

@@ -140,7 +140,7 @@ macro_rules! fail_point {
         $crate::__site!(
             __ERRTRACE_FP_SITE,
             FailPoint,
-            [::core::option::Option::None],
+            [::core::option::Option::None][false],
             $name
         );
         static __ERRTRACE_FP: $crate::__private::FailPoint =

@@ -50,8 +50,8 @@
 //!   default class of each code; [`boundary()`] where errors leave; dropped-unhandled warnings.
 //! - [`sink`]: where records go (stderr, `log`, `tracing`, `defmt`, your own, a test capture).
 //! - [`recorder`]: the flight recorder; [`control`]: every site with its counters, and
-//!   dynamic_debug-style runtime control; [`fault`]: fault injection. With the `sdt` feature,
-//!   two SDT probes for tracers (`errtrace:error`, `errtrace:hop`; see the guide's Probes chapter).
+//!   dynamic_debug-style runtime control; [`fault`]: fault injection; [`probe`]: where tracers
+//!   see errors and hops (SDT probes, or a platform's tracepoints; see the guide's Probes chapter).
 //! - [`platform`]: clock and CPU-id hooks; [`config`]: build-time capacities.
 //!
 //! # Design: five layers
@@ -67,8 +67,9 @@
 //!        |
 //! decision          policies, the default of each code, rate limits
 //!        |
-//! storage           sites (an intrusive list of statics, a pool of location sites), the
-//!        |          flight recorder (sharded by CPU), per-CPU counters, making errors and hops
+//! storage           sites (an intrusive list of statics, a pool of location sites), their
+//!        |          dynamic_debug descriptors, the flight recorder (sharded by CPU), per-CPU
+//!        |          counters, making errors and hops, the probes
 //! value             the error's bits, codes, the policy encoding, configuration, platform
 //!                   hooks, and `raw`: the only module with `unsafe` code
 //! ```
@@ -91,6 +92,8 @@
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes `errtrace:error` and `errtrace:hop` |
+//! | `tracepoints` | no | [`probe::set_tracer`]: errors and hops go to functions a platform installs (the kernel module's tracepoints) |
+//! | `dyndbg` | no | every static site is also a Linux dynamic_debug descriptor in the `__dyndbg` section (kernel modules; see the guide's kernel chapter) |
 //! | `testing` | no | `errtrace::testing`: capture records from every thread, one test at a time, with fresh rate limits (enable it in `[dev-dependencies]`) |
 //! | `portable-atomic` | no | `portable-atomic`'s atomics, for targets without compare-and-swap (`thumbv6m-none-eabi`: add portable-atomic's `critical-section` feature, or `--cfg portable_atomic_unsafe_assume_single_core` on a single core) |
 #![no_std]
@@ -126,6 +129,8 @@ pub mod config;
 #[cfg(not(loom))]
 pub mod control;
 mod counters;
+#[cfg(feature = "dyndbg")]
+mod dyndbg;
 #[cfg(not(loom))]
 mod emit;
 #[cfg(not(loom))]
@@ -142,7 +147,7 @@ mod make;
 pub mod platform;
 pub mod policy;
 #[cfg(not(loom))]
-mod probe;
+pub mod probe;
 #[allow(unsafe_code)]
 mod raw;
 pub mod recorder;
@@ -301,7 +306,10 @@ pub mod __private {
     #[cfg(feature = "registry")]
     pub use linkme;
 
+    #[cfg(feature = "dyndbg")]
+    pub use crate::dyndbg::DynDebug;
     pub use crate::fault::FailPoint;
+    pub use crate::policy::classes::quiet_by_name;
     pub use crate::site::{function_path, Site, SiteKind};
 
     /// All static sites of the program, collected at link time.
@@ -318,10 +326,7 @@ pub mod __private {
     /// prints every error made there (a line with the origin and the code).
     #[inline(always)]
     pub fn made(e: crate::Error, site: &'static crate::site::Site) -> crate::Error {
-        if site.state.flags.load(core::sync::atomic::Ordering::Relaxed)
-            & crate::site::flags::PRINT_ON
-            != 0
-        {
+        if site.state.flags(crate::sync::Ordering::Relaxed) & crate::site::flags::PRINT_ON != 0 {
             return made_slow(e, site);
         }
         e

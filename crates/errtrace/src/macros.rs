@@ -74,15 +74,31 @@ macro_rules! err {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __err_impl {
-    ([$($policy:tt)+]; $code:expr) => {{
-        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], "");
+    // A bare name (`EAGAIN`) names errtrace's code: its build-time class is known here, for the
+    // dynamic_debug descriptor's starting `p`. Anything else is taken as a normal code.
+    ([$($policy:tt)+]; $code:ident $($rest:tt)*) => {
+        $crate::__err_site!(
+            [$($policy)+] [$crate::__private::quiet_by_name(::core::stringify!($code))];
+            $code $($rest)*
+        )
+    };
+    ([$($policy:tt)+]; $($rest:tt)+) => {
+        $crate::__err_site!([$($policy)+] [false]; $($rest)+)
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __err_site {
+    ([$($policy:tt)+] [$quiet:expr]; $code:expr) => {{
+        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+] [$quiet], "");
         $crate::__private::made(
             $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code)),
             &__ERRTRACE_SITE,
         )
     }};
-    ([$($policy:tt)+]; $code:expr, $fmt:literal $($args:tt)*) => {{
-        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+], $fmt);
+    ([$($policy:tt)+] [$quiet:expr]; $code:expr, $fmt:literal $($args:tt)*) => {{
+        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+] [$quiet], $fmt);
         let mut e = $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code));
         $crate::__private::log_created(
             &mut e,
@@ -97,17 +113,19 @@ macro_rules! __err_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __site {
-    ($name:ident, $kind:ident, [$($policy:tt)+], $fmt:expr) => {
+    ($name:ident, $kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr) => {
         fn __errtrace_here() {}
-        static $name: $crate::__private::Site = $crate::__private::Site::new(
-            ::core::file!(),
-            ::core::line!(),
-            ::core::column!(),
-            ::core::module_path!(),
-            || ::core::any::type_name_of_val(&__errtrace_here),
-            $fmt,
-            $crate::__private::SiteKind::$kind,
-            $($policy)+,
+        static $name: $crate::__private::Site = $crate::__dyndbg!($kind, [$($policy)+] [$quiet], $fmt,
+            $crate::__private::Site::new(
+                ::core::file!(),
+                ::core::line!(),
+                ::core::column!(),
+                ::core::module_path!(),
+                || ::core::any::type_name_of_val(&__errtrace_here),
+                $fmt,
+                $crate::__private::SiteKind::$kind,
+                $($policy)+,
+            )
         );
         $crate::__register!(SITE_REGISTRY, $crate::__private::Site, __ERRTRACE_REGISTERED, $name);
     };
@@ -135,6 +153,41 @@ macro_rules! __register {
         #[$crate::__private::linkme::distributed_slice($crate::__private::$slice)]
         #[linkme(crate = $crate::__private::linkme)]
         static $reg: &'static $ty = &$item;
+    };
+}
+
+/// With the `dyndbg` feature: a dynamic_debug descriptor for the site `$site` (an expression of
+/// type `Site`), in the `__dyndbg` section, attached to the site.
+#[cfg(feature = "dyndbg")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg {
+    ($kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr, $site:expr) => {{
+        // The kernel collects the `__dyndbg` section of a module at load and writes the flags.
+        #[allow(unsafe_code)]
+        #[unsafe(link_section = "__dyndbg")]
+        #[used]
+        static __ERRTRACE_DYNDBG: $crate::__private::DynDebug = $crate::__private::DynDebug::new(
+            ::core::concat!(::core::module_path!(), "\0"),
+            ::core::concat!(::core::module_path!(), "\0"),
+            ::core::concat!(::core::file!(), "\0"),
+            ::core::concat!($fmt, "\0"),
+            ::core::line!(),
+            $crate::__private::SiteKind::$kind,
+            $($policy)+,
+            $quiet,
+        );
+        $site.with_dyndbg(&__ERRTRACE_DYNDBG, $quiet)
+    }};
+}
+
+/// Without the `dyndbg` feature the site is all there is.
+#[cfg(not(feature = "dyndbg"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg {
+    ($kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr, $site:expr) => {
+        $site
     };
 }
 

@@ -53,7 +53,7 @@ impl Error {
     pub fn at_location(code: Code, loc: &'static Location<'static>) -> Error {
         let site = crate::site::at_location(loc);
         let e = Error::make(code, site, Some(loc));
-        if site.state().flags.load(Ordering::Relaxed) & flags::PRINT_ON != 0 {
+        if site.state().flags(Ordering::Relaxed) & flags::PRINT_ON != 0 {
             return made_slow(e, site);
         }
         e

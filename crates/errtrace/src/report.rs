@@ -286,6 +286,10 @@ fn decorations(f: &mut fmt::Formatter<'_>, r: &Record<'_>) -> fmt::Result {
             any = true;
         }
     }
+    if r.flags & flags::SOURCE != 0 {
+        write!(f, "{}:", r.at.file)?;
+        any = true;
+    }
     if r.flags & flags::LINE != 0 {
         write!(f, "{}:", r.at.line)?;
         any = true;

@@ -58,10 +58,12 @@ pub mod flags {
     pub const MODULE: u32 = 1 << 4;
     /// `t`: prefix the thread/CPU id.
     pub const THREAD: u32 = 1 << 5;
-    /// `s`: print the trail after the message.
+    /// `h`: print the trail (origin and hops) after the message.
     pub const TRAIL: u32 = 1 << 6;
+    /// `s`: prefix the source file name (dynamic_debug's `s`).
+    pub const SOURCE: u32 = 1 << 7;
     /// The decoration flags.
-    pub const DECORATIONS: u32 = FUNCTION | LINE | MODULE | THREAD | TRAIL;
+    pub const DECORATIONS: u32 = FUNCTION | LINE | MODULE | THREAD | TRAIL | SOURCE;
 }
 
 /// How a flags action combines with a site's flags.
@@ -102,6 +104,12 @@ pub struct Site {
     /// The policy written at the site (`err!(quiet, …)`); `None`: the code's default class.
     pub(crate) policy: Option<Policy>,
     pub(crate) state: SiteState,
+    /// The site's dynamic_debug descriptor (`dyndbg` feature).
+    #[cfg(feature = "dyndbg")]
+    pub(crate) dyndbg: Option<&'static crate::dyndbg::DynDebug>,
+    /// Whether the descriptor's `p` starts set (the site prints by default).
+    #[cfg(feature = "dyndbg")]
+    pub(crate) dyndbg_prints: bool,
 }
 
 impl core::fmt::Debug for Site {
@@ -134,6 +142,31 @@ impl Site {
             kind,
             policy,
             state: SiteState::new(),
+            #[cfg(feature = "dyndbg")]
+            dyndbg: None,
+            #[cfg(feature = "dyndbg")]
+            dyndbg_prints: false,
+        }
+    }
+
+    /// Used by the macros (`dyndbg` feature): the site with its dynamic_debug descriptor, made
+    /// with the same `quiet_code` (whether the site's code is quiet by its build-time class).
+    #[cfg(feature = "dyndbg")]
+    pub const fn with_dyndbg(
+        self,
+        descriptor: &'static crate::dyndbg::DynDebug,
+        quiet_code: bool,
+    ) -> Site {
+        let prints = crate::dyndbg::prints_by_default(
+            self.kind,
+            self.policy,
+            !self.format.is_empty(),
+            quiet_code,
+        );
+        Site {
+            dyndbg: Some(descriptor),
+            dyndbg_prints: prints,
+            ..self
         }
     }
 
@@ -429,6 +462,25 @@ impl SiteState {
             logged: self.logged.load(Ordering::Relaxed),
             suppressed: self.suppressed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The control flags in force: errtrace's own (its control queries), plus with the `dyndbg`
+    /// feature what the kernel's dynamic_debug flags on the site's descriptor add.
+    #[inline]
+    pub(crate) fn flags(&self, order: Ordering) -> u32 {
+        let f = self.flags.load(order);
+        #[cfg(all(feature = "dyndbg", not(loom)))]
+        let f = f | self.dyndbg_flags();
+        f
+    }
+
+    #[cfg(all(feature = "dyndbg", not(loom)))]
+    #[inline]
+    fn dyndbg_flags(&self) -> u32 {
+        match self.site.load(Ordering::Relaxed) {
+            Some(site) => site.dyndbg.map_or(0, |d| d.overrides(site)),
+            None => 0,
         }
     }
 

@@ -106,7 +106,7 @@ fn decoration_flags() {
     decorated().trace().unwrap_err().handled();
     let text = &CAPTURE.take()[0].text;
     assert!(text.starts_with("test_control: decorated: EIO"), "{text}");
-    control::apply("func decorated +s").unwrap();
+    control::apply("func decorated +h").unwrap();
     decorated().unwrap_err().handled();
     let text = &CAPTURE.take()[0].text;
     assert!(text.contains("\n  origin: "), "{text}");

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("counters", 1),
     ("lifecycle", 1),
     ("probe", 1),
+    ("dyndbg", 1),
     ("unrecorded", 1),
     // decision
     ("policy::decide", 2),

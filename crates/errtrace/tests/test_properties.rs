@@ -73,7 +73,7 @@ proptest! {
     #[test]
     fn parser_token_soup(words in proptest::collection::vec(prop_oneof![
         Just("file"), Just("func"), Just("module"), Just("line"), Just("code"), Just("format"),
-        Just("fail"), Just("+p"), Just("-p"), Just("=_"), Just("=pflmts"), Just("once"),
+        Just("fail"), Just("+p"), Just("-p"), Just("=_"), Just("=pflmtsh"), Just("once"),
         Just("quiet"), Just("ratelimit=10/5s"), Just("name=x"), Just("times=-1"),
         Just("10-20"), Just("EINVAL"), Just("*bus*"), Just(";"), Just("\n"), Just("\"a b\""),
     ], 0..20)) {
@@ -91,7 +91,7 @@ proptest! {
         func in proptest::option::of("[a-z_*]{1,12}"),
         lines in proptest::option::of((0u32..1000, 0u32..1000)),
         code in proptest::option::of(1u16..=133),
-        flags in proptest::option::of(("[-+=]", "[pflmts_]{1,6}")),
+        flags in proptest::option::of(("[-+=]", "[pflmtsh_]{1,7}")),
         policy in proptest::option::of(0u8..5),
     ) {
         let mut text = String::new();

@@ -260,7 +260,7 @@ impl fmt::Debug for QueryError {
 impl core::error::Error for QueryError {}
 
 const EXPECT_KEYWORD: &str =
-    "'file', 'func', 'module', 'format', 'line', 'code', 'fail', flags ('+p', '-p', '=pflmts_') or a policy ('once', 'quiet', 'always', 'debug', 'ratelimit=B/I')";
+    "'file', 'func', 'module', 'format', 'line', 'code', 'fail', flags ('+p', '-p', '=pmfslth_') or a policy ('once', 'quiet', 'always', 'debug', 'ratelimit=B/I')";
 
 /// Splits the input into words with their byte offsets; `"…"` quotes a word with spaces.
 struct Words<'a> {
@@ -417,7 +417,8 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
             'l' => LINE,
             'm' => MODULE,
             't' => THREAD,
-            's' => TRAIL,
+            's' => SOURCE,
+            'h' => TRAIL,
             '_' => 0,
             _ => return None,
         };
@@ -717,13 +718,13 @@ mod tests {
 
     #[test]
     fn code_and_flags() {
-        let q = site("code EINVAL =pflmts");
+        let q = site("code EINVAL =pflmtsh");
         assert_eq!(q.code, Some(crate::code::EINVAL));
         assert_eq!(
             q.flags,
             Some((
                 FlagOp::Set,
-                PRINT_ON | FUNCTION | LINE | MODULE | THREAD | TRAIL
+                PRINT_ON | FUNCTION | LINE | MODULE | THREAD | TRAIL | SOURCE
             ))
         );
         assert_eq!(site("file x =_").flags, Some((FlagOp::Set, 0)));

@@ -76,6 +76,23 @@ static BURST: AtomicU32 = AtomicU32::new(DEFAULT_BURST);
 #[cfg(not(loom))]
 static INTERVAL: AtomicU32 = AtomicU32::new(DEFAULT_INTERVAL_MS);
 
+/// Whether a code name as written in `err!` (`"EAGAIN"`) names a code that is quiet by its
+/// build-time class (`ERRTRACE_QUIET_CODES`, or the default list), in constant context: the
+/// starting `p` of a site's dynamic_debug descriptor. A name that is not a code: `false`.
+pub const fn quiet_by_name(name: &str) -> bool {
+    let Some(v) = crate::code::errno_of_name(name) else {
+        return false;
+    };
+    let mut rest: &[u16] = &BUILD_QUIET;
+    while let [q, tail @ ..] = rest {
+        if *q == v {
+            return true;
+        }
+        rest = tail;
+    }
+    false
+}
+
 /// The kind of `code`'s default policy (a policy word's kind field).
 #[cfg(not(loom))]
 #[inline]

@@ -74,9 +74,7 @@ pub(crate) fn quiet_without_control(st: &SiteState, source: Option<Policy>, code
         None => kind_of(code) == kind::QUIET,
         Some(_) => false,
     };
-    quiet
-        && st.flags.load(Ordering::Relaxed) == 0
-        && st.policy.load(Ordering::Relaxed) == kind::NONE
+    quiet && st.flags(Ordering::Relaxed) == 0 && st.policy.load(Ordering::Relaxed) == kind::NONE
 }
 
 /// Decides whether a message at a site prints, updating its counters. Reads the control flags
@@ -87,7 +85,7 @@ pub(crate) fn decide_state(
     code: Code,
     now_ms: Option<u32>,
 ) -> Decision {
-    let f = st.flags.load(Ordering::Acquire);
+    let f = st.flags(Ordering::Acquire);
     let limited = |(burst, interval_ms): (u32, u32)| {
         Decision::from(ratelimit(&st.log_rate, burst, interval_ms, now_ms))
     };
@@ -134,7 +132,7 @@ pub(crate) fn decide(site: SiteRef, code: Code) -> Decision {
 /// The `.expect()` replacement's decision: once per site, unless `-p`.
 pub(crate) fn decide_once(site: SiteRef) -> bool {
     let st = site.state();
-    let off = st.flags.load(Ordering::Relaxed) & flags::PRINT_OFF != 0;
+    let off = st.flags(Ordering::Relaxed) & flags::PRINT_OFF != 0;
     let go = !off && once(&st.log_rate);
     if go {
         st.logged.fetch_add(1, Ordering::Relaxed);

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * errtrace's tracepoints (errtrace_trace.h) and the two functions the Rust
+ * glue calls to fire them. Rust decides whether to call at all (one load and
+ * a branch, switched by the reg/unreg callbacks below); the trace_*() call
+ * checks the tracepoint's own key again.
+ */
+#include <linux/types.h>
+
+#define CREATE_TRACE_POINTS
+#include "errtrace_trace.h"
+
+/* Implemented in Rust (glue.rs): which = 0 for errors, 1 for hops. */
+void errtrace_glue_tp_enabled(u32 which, bool on);
+
+int errtrace_tp_error_reg(void)
+{
+	errtrace_glue_tp_enabled(0, true);
+	return 0;
+}
+
+void errtrace_tp_error_unreg(void)
+{
+	errtrace_glue_tp_enabled(0, false);
+}
+
+int errtrace_tp_hop_reg(void)
+{
+	errtrace_glue_tp_enabled(1, true);
+	return 0;
+}
+
+void errtrace_tp_hop_unreg(void)
+{
+	errtrace_glue_tp_enabled(1, false);
+}
+
+/* Called from Rust. */
+void errtrace_tp_error(int err, const char *name, size_t name_len,
+		       const char *file, size_t file_len, u32 line,
+		       const char *func, size_t func_len, u32 site, u32 seq);
+void errtrace_tp_hop(int err, u32 seq, const char *file, size_t file_len,
+		     u32 line);
+
+void errtrace_tp_error(int err, const char *name, size_t name_len,
+		       const char *file, size_t file_len, u32 line,
+		       const char *func, size_t func_len, u32 site, u32 seq)
+{
+	trace_errtrace_error(err, name, name_len, file, file_len, line, func,
+			     func_len, site, seq);
+}
+
+void errtrace_tp_hop(int err, u32 seq, const char *file, size_t file_len,
+		     u32 line)
+{
+	trace_errtrace_hop(err, seq, file, file_len, line);
+}
