@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Writes kernel/captures/*.txt from a serial log of kernel/test.sh (real lines,
 # scenario by scenario, each file with a header saying what it shows).
-# Usage: kernel/captures.sh [SERIAL_LOG]   (default: the last run's log)
+# Usage: kernel/captures.sh [SERIAL_LOG [DEBUG_SERIAL_LOG]]   (default: the last run's logs)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOG=${1:-${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}/serial.log}
 OUT=$HERE/captures
-[[ -f $LOG ]] || { echo "captures.sh: no such file: $LOG" >&2; exit 1; }
+DEBUG_LOG=${2:-$(dirname "$LOG")/debug/serial.log}
+for f in "$LOG" "$DEBUG_LOG"; do
+    [[ -f $f ]] || { echo "captures.sh: no such file: $f" >&2; exit 1; }
+done
 bash "$HERE/check.sh" "$LOG" >/dev/null || { echo "captures.sh: $LOG does not pass check.sh" >&2; exit 1; }
+bash "$HERE/check.sh" "$DEBUG_LOG" debug >/dev/null ||
+    { echo "captures.sh: $DEBUG_LOG does not pass check.sh (debug)" >&2; exit 1; }
 mkdir -p "$OUT"
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
 
@@ -17,7 +22,7 @@ section() {
     awk -v s="ERRTRACE-SCENARIO: $1" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
         /ERRTRACE-SCENARIO: |ERRTRACE-GUEST: done/ { on = 0 }
-        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace_demo/ { next }
+        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace_(demo|peer)/ { next }
         on' "$LOG"
 }
 # capture FILE "HEADER" SCENARIO...
@@ -93,6 +98,21 @@ capture levels.txt "The printk level of each kind of record, as dmesg -r shows i
 (creator lines, boundary reports), <4> KERN_WARNING (suppressed counts,
 dropped unhandled), <6> KERN_INFO (the module's own messages), <7> KERN_DEBUG
 (the boundary's \"already reported\")." levels
+
+# The debug kernel's stress run (its own log).
+BASE_LOG=$LOG
+LOG=$DEBUG_LOG
+VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
+capture stress.txt "The debug kernel (SMP with 4 CPUs, PREEMPT, lockdep, KASAN, atomic-sleep
+checks): one kthread per CPU makes errors three frames down, hops them, logs,
+handles and drops them, while an hrtimer (hard IRQ) and a timer (softirq)
+make errors too, and user space writes queries to errtrace and to
+dynamic_debug, reads the recorder and the site list, and loads and unloads a
+second errtrace module (errtrace_peer.ko). The summary reconciles the counts:
+every error readable in the recorder while alive (or counted as unrecorded),
+every site's created count equal to the errors made there. Then both modules
+are loaded and unloaded demo first." stress two-modules
+LOG=$BASE_LOG
 
 # The module's footprint, as test.sh measured it in the same run.
 if [[ -f $(dirname "$LOG")/footprint.txt ]]; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks on the guest's serial log. Usage: kernel/check.sh SERIAL_LOG
+# Checks on the guest's serial log. Usage: kernel/check.sh SERIAL_LOG [base|debug]
+# (debug: the debug kernel's log, which also has the stress scenario).
 # Each check prints "ok" or "FAIL"; the script exits 1 if any check failed.
 # Add checks at the end, using the helpers:
 #   section NAME                 the log lines of scenario NAME (from its
@@ -20,7 +21,8 @@
 # checks follow edits of the demo.
 set -uo pipefail
 
-LOG=${1:?usage: check.sh SERIAL_LOG}
+LOG=${1:?usage: check.sh SERIAL_LOG [base|debug]}
+FLAVOUR=${2:-base}
 [[ -f $LOG ]] || { echo "check.sh: no such file: $LOG" >&2; exit 1; }
 
 PASS=0
@@ -39,8 +41,10 @@ report() { # report OK? WHAT
         FAIL=$((FAIL + 1)); echo "FAIL $2"
     fi
 }
+# (grep reads its whole input, without -q: with pipefail, a grep that stops at the first match
+# can make the pipeline fail with awk's SIGPIPE.)
 expect() {
-    section "$1" | grep -Eq -- "$2"
+    section "$1" | grep -E -- "$2" >/dev/null
     report $? "[$1] ${3:-has /$2/}"
 }
 expect_not() {
@@ -51,7 +55,7 @@ expect_not() {
     [[ -z $hits ]] || printf '       %s\n' "$hits" | head -n 10
 }
 expect_rc() {
-    section "$1" | grep -Fxq -- "ERRTRACE-RC: $2 ($3)"
+    section "$1" | grep -Fx -- "ERRTRACE-RC: $2 ($3)" >/dev/null
     report $? "[$1] $3 exits $2"
 }
 
@@ -293,6 +297,45 @@ expect levels '^<7>\[.*\] errtrace_demo: errtrace_demo init: returning ENODEV .*
 expect levels '^<4>\[.*\] errtrace_demo: .*: 990 messages suppressed$' 'suppressed count: KERN_WARNING'
 expect levels '^<4>\[.*\] errtrace_demo: ERANGE \(-34\) dropped unhandled:$' 'dropped unhandled: KERN_WARNING'
 expect levels '^<6>\[.*\] errtrace_demo: loaded: chip' 'module info: KERN_INFO'
+
+# ---- the debug kernel: SMP, lockdep, KASAN, and the stress scenario
+if [[ $FLAVOUR == debug ]]; then
+    expect all 'smp: Brought up 1 node, 4 CPUs' 'booted with 4 CPUs'
+    expect all 'Lock dependency validator' 'lockdep is on'
+    expect all 'KernelAddressSanitizer initialized' 'KASAN is on'
+    SPLATS='BUG: KASAN|possible (recursive|circular) locking|inconsistent lock state|sleeping function called from invalid context|suspicious RCU usage|turning off the locking correctness validator|blocked for more than|soft lockup|hard LOCKUP|BUG: using smp_processor_id'
+    expect_not all "$SPLATS" 'no lockdep, KASAN, atomic-sleep, RCU or lockup report'
+
+    STRESS_RETRY=$(at stress.rs 'Err(err!(quiet, EAGAIN))' 'err!')
+    expect_rc stress 0 insmod
+    expect stress '^ERRTRACE-RUN: sh -c echo 200000 > /sys/kernel/debug/errtrace_demo/stress$' 'stress started'
+    expect stress "${M}$(re 'stress: 4 CPUs x 200000 iterations; errors made per CPU in kthreads: [200000, 200000, 200000, 200000]')\$" \
+        '200000 errors made on each of 4 CPUs'
+    expect stress "${M}stress: [0-9]+ errors made: 800000 in kthreads \(800 dropped unhandled\), 50000 logging at creation, [1-9][0-9]* in hard IRQ, [1-9][0-9]* in softirq\$" \
+        'errors made in kthreads, hard IRQ and softirq'
+    expect stress "${M}stress: counts reconcile\$" 'made = recorded + unrecorded; site counters = errors made; logged + suppressed = made'
+    expect_not stress 'DO NOT reconcile' 'no count mismatch'
+    expect stress '^ERRTRACE-LOOP: [1-9][0-9]* rounds of queries, reads and peer load/unload$' \
+        'user space wrote queries, read the recorder and loaded/unloaded the peer meanwhile'
+    expect_not stress 'ERRTRACE-LOOP: peer not in dynamic_debug' "the peer's sites were listed every time it was loaded"
+    expect stress "${K}errtrace_peer: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
+        "the peer's own errtrace: its errors, sites and recorder"
+    # Nothing printed twice, nothing lost: the printed lines of each printing site are its count.
+    for what in 'logging:stress: cpu [0-9]+ iteration [0-9]+ failed: EIO \(-5\)' \
+                "kthread retry:EAGAIN \(-11\) at $(re "$STRESS_RETRY")\$"; do
+        name=${what%%:*}
+        logged=$(section stress | sed -nE "s/.*stress: $name site [^ ]+: created=[0-9]+ \(made [0-9]+\) logged=([0-9]+) .*/\1/p")
+        printed=$(section stress | grep -Ec "${M}${what#*:}")
+        [[ -n $logged && $logged == "$printed" ]]
+        report $? "[stress] $name site: $printed lines printed = its logged count ${logged:-?}"
+    done
+
+    expect two-modules '^dynamic_debug entries: demo [1-9][0-9]*, peer [1-9][0-9]*$' 'both modules listed in dynamic_debug'
+    expect_rc two-modules 0 rmmod
+    expect two-modules '^dynamic_debug entries: demo 0, peer [1-9][0-9]*$' "demo unloaded first: the peer's entries stay"
+    expect two-modules '^tracefs errtrace events: 0$' "the demo's tracepoints are gone from tracefs"
+    expect two-modules '^dynamic_debug lines: [1-9][0-9]*$' 'both unloaded: the control file still reads'
+fi
 
 # ---- add checks above this line
 echo "$PASS passed, $FAIL failed"

@@ -3,8 +3,13 @@
 # out-of-tree errtrace module, boot it under qemu and check the serial log.
 # Runs from a fresh Debian 12 machine as root. See kernel/README.md.
 #
-# Usage: kernel/test.sh [--kernel-only]
-#   --kernel-only   install the toolchain and build/cache the kernel, then stop.
+# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug]...
+#   --kernel-only   install the toolchain and build/cache the kernel(s), then stop.
+#   --flavour F     only this kernel (repeatable; default: base, then debug).
+#                   base:  config.fragment (one CPU), every scenario.
+#                   debug: config.fragment + config-debug.fragment (SMP, PREEMPT,
+#                          lockdep, KASAN), booted with 4 CPUs: the scenarios
+#                          pinned to CPU 0, then the stress scenario.
 set -Eeuo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,6 +34,8 @@ MACROS_LIB=${ERRTRACE_MACROS_LIB:-${MACROS_PKG//-/_}}
 MODULE_SRC=${ERRTRACE_MODULE_DIR:-$HERE/module}
 # Commands run inside the guest, and the checks on the serial log.
 SCENARIOS=${ERRTRACE_SCENARIOS:-$HERE/scenarios.sh}
+# The debug kernel's stress scenario, run after the others.
+STRESS=${ERRTRACE_STRESS:-$HERE/stress.sh}
 CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
 JOBS=${ERRTRACE_JOBS:-$(nproc)}
 # errtrace's storage for the module (errtrace::config): location sites, recorder
@@ -58,13 +65,19 @@ BINDGEN=$BINDGEN_ROOT/bin/bindgen
 RECIPE=1
 
 KERNEL_ONLY=0
-for arg in "$@"; do
-    case $arg in
+FLAVOURS=()
+while (($#)); do
+    case $1 in
         --kernel-only) KERNEL_ONLY=1 ;;
-        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-        *) echo "test.sh: unknown argument: $arg" >&2; exit 2 ;;
+        --flavour)
+            [[ ${2:-} == base || ${2:-} == debug ]] || { echo "test.sh: --flavour takes base or debug" >&2; exit 2; }
+            FLAVOURS+=("$2"); shift ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
+    shift
 done
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug)
 
 # ---------------------------------------------------------------- helpers
 CURRENT_STEP=setup
@@ -86,7 +99,7 @@ step() {
     t0=$(date +%s)
     "$fn"
     t1=$(date +%s)
-    TIMINGS+=("$(printf '%-10s %5ss' "$name" $((t1 - t0)))")
+    TIMINGS+=("$(printf '%-16s %5ss' "$name" $((t1 - t0)))")
     echo "<== [$name] done in $((t1 - t0))s"
 }
 print_timings() {
@@ -150,12 +163,20 @@ do_bindgen() {
 }
 
 KMAKE=()
+FLAVOUR=base
+# The config fragments of the current flavour, merged in this order.
+fragments() {
+    echo "$HERE/config.fragment"
+    [[ $FLAVOUR == debug ]] && echo "$HERE/config-debug.fragment"
+    return 0
+}
 kernel_key() {
     {
         echo "recipe $RECIPE"
         dpkg-query -W -f='${Package} ${Version}\n' "$KSRC_PKG"
         stat -c '%s %Y' "$KSRC_TAR"
-        cat "$HERE/config.fragment"
+        local f
+        for f in $(fragments); do cat "$f"; done
         "$RUSTC" -vV
         "$BINDGEN" --version
         clang --version | head -n1
@@ -168,6 +189,8 @@ setup_kernel_vars() {
     KDIR=$KBASE/linux-source-6.12
     KSTAMP=$KBASE/.built
     KMAKE=(make -C "$KDIR" LLVM=1 RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
+    # This flavour's module build, initramfs and serial log (the base one where it always was).
+    if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
 
 do_untar() {
@@ -181,11 +204,13 @@ do_untar() {
 do_config() {
     logged "$KBASE/config.log" "${KMAKE[@]}" rustavailable
     logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
+    local -a frags
+    mapfile -t frags < <(fragments)
     (cd "$KDIR" && logged "$KBASE/config.log" \
-        ./scripts/kconfig/merge_config.sh -m .config "$HERE/config.fragment")
+        ./scripts/kconfig/merge_config.sh -m .config "${frags[@]}")
     logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    cp "$HERE/config.fragment" "$KBASE/config.fragment"
-    # Every line of the fragment must have survived (dependencies can drop options).
+    cat "${frags[@]}" >"$KBASE/config.fragment"
+    # Every line of the fragments must have survived (dependencies can drop options).
     local line opt bad=0
     while IFS= read -r line; do
         if [[ $line =~ ^(CONFIG_[A-Z0-9_]+)=(.*)$ ]]; then
@@ -194,7 +219,7 @@ do_config() {
             opt=${BASH_REMATCH[1]}
             grep -q "^$opt=" "$KDIR/.config" && { echo "    still set: $(grep "^$opt=" "$KDIR/.config")" >&2; bad=1; }
         fi
-    done <"$HERE/config.fragment"
+    done < <(cat "${frags[@]}")
     ((bad == 0)) || die "config fragment not applied (see $KBASE/config.log and $KDIR/.config)"
 }
 
@@ -234,9 +259,9 @@ repo_rel() {
     esac
 }
 
-do_module() {
-    local mdir=$OUT/module
-    [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
+# build_module DIR LOG [MAKE ARGS...]: a copy of MODULE_SRC with errtrace's source, built in DIR.
+build_module() {
+    local mdir=$1 log=$2; shift 2
     rm -rf "$mdir"
     mkdir -p "$mdir"
     cp -r "$MODULE_SRC/." "$mdir/"
@@ -247,25 +272,32 @@ do_module() {
     mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
     echo "    build dir: $mdir"
     # errtrace's storage sizes are read at compile time (errtrace::config).
-    logged "$OUT/module.log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
+    logged "$log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
         ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS" ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" \
         ERRTRACE_COUNTED_SITES="$COUNTED_SITES" \
         "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
         ERRTRACE_MACROS_SO="$MACROS_SO" ERRTRACE_MACROS_LIB="$MACROS_LIB" \
         ERRTRACE_CORE_RUSTFLAGS="$CORE_RUSTFLAGS" \
         ERRTRACE_CORE_REL="$(repo_rel "$CORE_SRC")" \
-        ERRTRACE_MODULE_REL="$(repo_rel "$MODULE_SRC")" modules
-    if grep -E '^(warning|error)' "$OUT/module.log" >/dev/null; then
-        echo "    compiler diagnostics (full log: $OUT/module.log):"
-        grep -E -A6 '^(warning|error)' "$OUT/module.log" | sed 's/^/      /'
+        ERRTRACE_MODULE_REL="$(repo_rel "$MODULE_SRC")" "$@" modules
+    if grep -E '^(warning|error)' "$log" >/dev/null; then
+        echo "    compiler diagnostics (full log: $log):"
+        grep -E -A6 '^(warning|error)' "$log" | sed 's/^/      /'
     fi
+}
+
+do_module() {
+    [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
+    build_module "$RUN/module" "$RUN/module.log"
+    # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace.
+    build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
     local ko
     shopt -s nullglob
-    KOS=("$mdir"/*.ko)
+    KOS=("$RUN/module"/*.ko "$RUN/peer"/*.ko)
     shopt -u nullglob
-    ((${#KOS[@]} > 0)) || die "no .ko built in $mdir"
+    ((${#KOS[@]} == 2)) || die "expected errtrace_demo.ko and errtrace_peer.ko, built: ${KOS[*]}"
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
-    footprint "$mdir"
+    footprint "$RUN/module"
 }
 
 # The errtrace footprint, measured with size(1) (Berkeley: text = code and
@@ -275,15 +307,21 @@ do_module() {
 # bounds core + recorder + the demo's sites).
 footprint() {
     local mdir=$1 obj t d b lib_t
-    # Also kept in $OUT/footprint.txt, which kernel/captures.sh copies for the guide.
-    exec 3>"$OUT/footprint.txt"
+    # Also kept in $RUN/footprint.txt, which kernel/captures.sh copies for the guide.
+    exec 3>"$RUN/footprint.txt"
     echo "    errtrace footprint (size, bytes):" | tee -a /dev/fd/3
-    for obj in "$mdir/errtrace-src/errtrace.o" "${KOS[@]}"; do
+    for obj in "$mdir/errtrace-src/errtrace.o" "$mdir/errtrace_demo.ko"; do
         read -r t d b < <(size "$obj" | awk 'NR == 2 { print $1, $2, $3 }')
         [[ $obj == */errtrace.o ]] && lib_t=$t
         printf '      %-22s text %6d  data %6d  bss %6d  data+bss %6d\n' \
             "$(basename "$obj")" "$t" "$d" "$b" $((d + b)) | tee -a /dev/fd/3
     done
+    if [[ $FLAVOUR != base ]]; then
+        # KASAN and lockdep instrument every access: sizes say nothing about errtrace's.
+        echo "    (no limits for the $FLAVOUR kernel's instrumented build)"
+        exec 3>&-
+        return
+    fi
     echo "    limits: errtrace text <= $MAX_TEXT, module data+bss <= $MAX_DATA_BSS" | tee -a /dev/fd/3
     exec 3>&-
     ((lib_t <= MAX_TEXT)) || die "errtrace text $lib_t bytes > $MAX_TEXT"
@@ -291,7 +329,7 @@ footprint() {
 }
 
 do_initramfs() {
-    local root=$OUT/initramfs
+    local root=$RUN/initramfs
     rm -rf "$root"
     mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/modules}
     [[ -x /bin/busybox ]] || die "/bin/busybox missing (package busybox-static)"
@@ -299,12 +337,14 @@ do_initramfs() {
     # Our insmod (finit_module only), run as /sbin/insmod: busybox's runs a
     # failing module init twice (it retries with init_module), and busybox sh
     # prefers its own applets to PATH. See kernel/guest/insmod.c.
-    STEP_LOG=$OUT/insmod.log
+    STEP_LOG=$RUN/insmod.log
     clang -static -Os -s -Wall -o "$root/sbin/insmod" "$HERE/guest/insmod.c" >"$STEP_LOG" 2>&1
     mknod -m 600 "$root/dev/console" c 5 1
     mknod -m 666 "$root/dev/null" c 1 3
     cp "${KOS[@]}" "$root/lib/modules/"
     cp "$SCENARIOS" "$root/scenarios.sh"
+    # The debug kernel also runs the stress scenario, with every CPU.
+    [[ $FLAVOUR == debug ]] && cp "$STRESS" "$root/stress.sh"
     cat >"$root/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -319,34 +359,40 @@ echo "ERRTRACE-GUEST: start"
 scenario() { echo "ERRTRACE-SCENARIO: $*"; }
 # run CMD...: echo the command, run it, echo its exit code (and the command's basename).
 run() { echo "ERRTRACE-RUN: $*"; "$@"; echo "ERRTRACE-RC: $? (${1##*/})"; }
+# With the stress scenario (the debug kernel, 4 CPUs), the other scenarios run
+# pinned to CPU 0, so that their CPU ids and orders are those of the base kernel.
+if [ -f /stress.sh ]; then taskset -p 1 $$ >/dev/null; fi
 . /scenarios.sh
+if [ -f /stress.sh ]; then taskset -p ff $$ >/dev/null; . /stress.sh; fi
 echo "ERRTRACE-GUEST: done"
 reboot -f
 EOF
     chmod +x "$root/init"
-    (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$OUT/initramfs.cpio.gz"
-    echo "    $OUT/initramfs.cpio.gz"
+    (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) >"$RUN/initramfs.cpio.gz"
+    echo "    $RUN/initramfs.cpio.gz"
 }
 
 do_boot() {
-    SERIAL_LOG=$OUT/serial.log
+    SERIAL_LOG=$RUN/serial.log
     rm -f "$SERIAL_LOG"
     echo "    serial log: $SERIAL_LOG"
-    local rc=0
-    timeout --foreground -k 10 "$BOOT_TIMEOUT" \
-        qemu-system-x86_64 -accel tcg -nographic -no-reboot -m 512 \
-        -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$OUT/initramfs.cpio.gz" \
+    local rc=0 machine=(-m 512) limit=$BOOT_TIMEOUT
+    # The debug kernel: 4 CPUs, and room for KASAN's shadow and lockdep's tables.
+    [[ $FLAVOUR == debug ]] && { machine=(-smp 4 -m 1024); limit=$((BOOT_TIMEOUT * 3)); }
+    timeout --foreground -k 10 "$limit" \
+        qemu-system-x86_64 -accel tcg -nographic -no-reboot "${machine[@]}" \
+        -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$RUN/initramfs.cpio.gz" \
         -append "console=ttyS0 panic=-1 oops=panic" \
-        -serial "file:$SERIAL_LOG" -monitor none </dev/null >"$OUT/qemu.out" 2>&1 || rc=$?
+        -serial "file:$SERIAL_LOG" -monitor none </dev/null >"$RUN/qemu.out" 2>&1 || rc=$?
     # Drop CRs and the firmware's terminal escape sequences.
     [[ -f $SERIAL_LOG ]] && sed -i -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' "$SERIAL_LOG"
-    ((rc != 124)) || die "qemu timed out after ${BOOT_TIMEOUT}s (serial log: $SERIAL_LOG)"
-    ((rc == 0)) || die "qemu exited $rc: $(cat "$OUT/qemu.out") (serial log: $SERIAL_LOG)"
+    ((rc != 124)) || die "qemu timed out after ${limit}s (serial log: $SERIAL_LOG)"
+    ((rc == 0)) || die "qemu exited $rc: $(cat "$RUN/qemu.out") (serial log: $SERIAL_LOG)"
     [[ -s $SERIAL_LOG ]] || die "empty serial log"
 }
 
 do_check() {
-    bash "$CHECK" "$SERIAL_LOG" || die "serial log checks failed (log: $SERIAL_LOG)"
+    bash "$CHECK" "$SERIAL_LOG" "$FLAVOUR" || die "serial log checks failed (log: $SERIAL_LOG)"
 }
 
 # ---------------------------------------------------------------- main
@@ -361,24 +407,32 @@ main() {
     fi
     step apt do_apt
     step bindgen do_bindgen
-    setup_kernel_vars
-    if [[ -f $KSTAMP ]]; then
-        echo "==> kernel cached: $KDIR (built $(cat "$KSTAMP"))"
-    else
-        step untar do_untar
-        step config do_config
-        step bzImage do_kbuild
-    fi
+    for FLAVOUR in "${FLAVOURS[@]}"; do
+        setup_kernel_vars
+        if [[ -f $KSTAMP ]]; then
+            echo "==> $FLAVOUR kernel cached: $KDIR (built $(cat "$KSTAMP"))"
+        else
+            step "$FLAVOUR:untar" do_untar
+            step "$FLAVOUR:config" do_config
+            step "$FLAVOUR:bzImage" do_kbuild
+        fi
+    done
     if ((KERNEL_ONLY)); then print_timings; return 0; fi
 
     mkdir -p "$OUT"
     step macros do_macros
-    step module do_module
-    step initramfs do_initramfs
-    step boot do_boot
-    step check do_check
+    local logs=()
+    for FLAVOUR in "${FLAVOURS[@]}"; do
+        setup_kernel_vars
+        mkdir -p "$RUN"
+        step "$FLAVOUR:module" do_module
+        step "$FLAVOUR:initramfs" do_initramfs
+        step "$FLAVOUR:boot" do_boot
+        step "$FLAVOUR:check" do_check
+        logs+=("$SERIAL_LOG")
+    done
     print_timings
-    echo "test.sh: OK (serial log: $SERIAL_LOG)"
+    echo "test.sh: OK (serial logs: ${logs[*]})"
 }
 
 main "$@"

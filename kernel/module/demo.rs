@@ -26,6 +26,7 @@ mod bus;
 mod device;
 mod glue;
 mod regs;
+mod stress;
 mod tracepoints;
 mod trigger;
 

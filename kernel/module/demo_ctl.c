@@ -40,6 +40,9 @@ long errtrace_demo_control_read(char *buf, size_t len);
 long errtrace_demo_recorder_read(char *buf, size_t len);
 long errtrace_demo_trigger_write(const char *buf, size_t len);
 
+/* stress.c */
+void errtrace_demo_stress_create(struct dentry *dir);
+
 /* Called from Rust. */
 const char *errtrace_demo_param_ctl(void);
 int errtrace_demo_param_plain(void);
@@ -226,6 +229,7 @@ int errtrace_demo_c_init(void)
 	debugfs_create_file("control", 0644, dir, NULL, &control_fops);
 	debugfs_create_file("recorder", 0444, dir, NULL, &recorder_fops);
 	debugfs_create_file("trigger", 0200, dir, NULL, &trigger_fops);
+	errtrace_demo_stress_create(dir);
 	return 0;
 }
 

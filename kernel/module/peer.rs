@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+//! A second module that uses errtrace (its own copy, built from the same source), loaded beside
+//! the demo and unloaded again and again by the stress scenario: two errtrace users at once, no
+//! duplicate symbols, each with its own sites, records and dynamic_debug entries.
+
+use errtrace::sink::{Record, Sink};
+use errtrace::{err, ResultExt};
+use kernel::prelude::*;
+
+module! {
+    type: ErrtracePeer,
+    name: "errtrace_peer",
+    author: "errtrace",
+    description: "A second errtrace user, loaded beside errtrace_demo",
+    license: "GPL",
+}
+
+struct ErrtracePeer;
+
+/// Every record as one warning (the peer's lines are few).
+struct Printk;
+
+impl Sink for Printk {
+    fn emit(&self, record: &Record<'_>) {
+        pr_warn!("{}\n", record);
+    }
+}
+
+static PRINTK: Printk = Printk;
+
+/// How many errors `init` makes.
+const ERRORS: u32 = 100;
+
+fn lookup(i: u32) -> errtrace::Result<u32> {
+    if i % 10 == 9 {
+        return Err(err!(ENOENT, "peer: entry {} missing", i));
+    }
+    Err(err!(quiet, ENOENT))
+}
+
+#[errtrace::trace]
+fn find(i: u32) -> errtrace::Result<u32> {
+    let v = lookup(i)?;
+    Ok(v)
+}
+
+impl kernel::Module for ErrtracePeer {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let _ = errtrace::sink::set_sink(&PRINTK);
+        let mut recorded = 0;
+        for i in 0..ERRORS {
+            if let Err(e) = find(i).trace() {
+                if e.seq().is_some_and(|s| errtrace::recorder::read(s).is_ok()) {
+                    recorded += 1;
+                }
+                e.handled();
+            }
+        }
+        let created: u32 = errtrace::control::sites()
+            .map(|s| s.counters().created)
+            .sum();
+        pr_info!(
+            "loaded: {} errors made at {} sites, {} readable in its recorder\n",
+            created,
+            errtrace::control::site_count(),
+            recorded
+        );
+        Ok(ErrtracePeer)
+    }
+}
+
+impl Drop for ErrtracePeer {
+    fn drop(&mut self) {
+        errtrace::policy::flush_suppressed();
+        pr_info!("unloaded\n");
+    }
+}
