@@ -92,7 +92,7 @@
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
 //! | `sdt` | no | SystemTap SDT probes `errtrace:error` and `errtrace:hop` |
-//! | `tracepoints` | no | [`probe::set_tracer`]: errors and hops go to functions a platform installs (the kernel module's tracepoints) |
+//! | `tracepoints` | no | `probe::set_tracer`: errors and hops go to functions a platform installs (the kernel module's tracepoints) |
 //! | `dyndbg` | no | every static site is also a Linux dynamic_debug descriptor in the `__dyndbg` section (kernel modules; see the guide's kernel chapter) |
 //! | `testing` | no | `errtrace::testing`: capture records from every thread, one test at a time, with fresh rate limits (enable it in `[dev-dependencies]`) |
 //! | `portable-atomic` | no | `portable-atomic`'s atomics, for targets without compare-and-swap (`thumbv6m-none-eabi`: add portable-atomic's `critical-section` feature, or `--cfg portable_atomic_unsafe_assume_single_core` on a single core) |

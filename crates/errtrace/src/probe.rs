@@ -2,8 +2,8 @@
 //!
 //! Two mechanisms, each behind its feature (without either, the probes compile to nothing):
 //!
-//! - **Tracepoint hooks** (`tracepoints` feature, any target): the platform installs a [`Tracer`]
-//!   (two functions) with [`set_tracer`] and switches each event on or off with [`set_enabled`],
+//! - **Tracepoint hooks** (`tracepoints` feature, any target): the platform installs a `Tracer`
+//!   (two functions) with `set_tracer` and switches each event on or off with `set_enabled`,
 //!   typically from its tracepoints' registration callbacks. A disabled event costs one relaxed
 //!   load and a branch; an enabled one calls the installed function out of line. The Linux kernel
 //!   module in `kernel/` forwards them to the real tracepoints `errtrace:errtrace_error` and
