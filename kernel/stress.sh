@@ -9,8 +9,11 @@ scenario stress
 run $INSMOD errtrace_demo.ko
 # Meanwhile, in user space: control queries to errtrace and to dynamic_debug,
 # the recorder and the site list read, and a second errtrace module loaded and
-# unloaded, over and over until the stress ends.
+# unloaded, over and over until the stress ends. Nothing of user space writes
+# to the console while the stress runs (its lines would cut the kernel's on
+# SMP): the RUN line comes before, the RC and LOOP lines after.
 rm -f /tmp/stress-done
+echo "ERRTRACE-RUN: echo $ITERATIONS > $STRESS (with the loop in the background)"
 (
     n=0
     while [ ! -f /tmp/stress-done ]; do
@@ -21,15 +24,19 @@ rm -f /tmp/stress-done
         echo 'func stress_leaf -p' > $CONTROL
         echo 'format stress +p' > $DDCONTROL
         $INSMOD $PEER > /dev/null
-        grep -q '\[errtrace_peer\]' $DDCONTROL || echo "ERRTRACE-LOOP: peer not in dynamic_debug"
+        grep -q '\[errtrace_peer\]' $DDCONTROL || touch /tmp/stress-peer-missing
         rmmod errtrace_peer
         n=$((n + 1))
     done
-    echo "ERRTRACE-LOOP: $n rounds of queries, reads and peer load/unload"
+    echo "$n" > /tmp/stress-rounds
 ) &
-run sh -c "echo $ITERATIONS > $STRESS"
+echo $ITERATIONS > $STRESS
+rc=$?
 touch /tmp/stress-done
 wait
+echo "ERRTRACE-RC: $rc (stress)"
+echo "ERRTRACE-LOOP: $(cat /tmp/stress-rounds) rounds of queries, reads and peer load/unload"
+[ -f /tmp/stress-peer-missing ] && echo "ERRTRACE-LOOP: peer not in dynamic_debug"
 run sh -c "grep -E '\]stress_' $CONTROL"
 
 scenario two-modules
