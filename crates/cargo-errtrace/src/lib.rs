@@ -105,7 +105,11 @@ pub fn summarize_source(text: &str, rel: &str, config: &Config) -> model::FileSu
 /// tests and fuzzing.
 pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
     let mut names = logging::Names::new(config);
-    let wrappers = wrappers::logging_wrappers(sources.iter().map(|(_, t)| *t), &names);
+    let defs: Vec<wrappers::Definition> = sources
+        .iter()
+        .flat_map(|(_, t)| wrappers::definitions(t))
+        .collect();
+    let wrappers = wrappers::logging_wrappers(&defs, &names);
     names.add_log_macros(wrappers);
     let summaries: Vec<model::FileSummary> = sources
         .iter()
@@ -224,15 +228,17 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
         .map_err(|e| AuditError::Io(format!("cannot start worker threads: {e}")))?;
     // The tree's own `macro_rules!` wrappers around logging macros log too: found first, over
     // every file (a wrapper is often defined in one file and used in all the others).
-    let texts: Vec<String> = pool.install(|| {
+    // Only the definitions are kept, not the texts.
+    let defs: Vec<wrappers::Definition> = pool.install(|| {
         files
             .par_iter()
             .filter(|f| too_large(&f.path).is_none())
             .filter_map(|f| std::fs::read_to_string(&f.path).ok())
+            .flat_map_iter(|text| wrappers::definitions(&text))
             .collect()
     });
-    let wrappers = wrappers::logging_wrappers(texts.iter().map(String::as_str), &names);
-    drop(texts);
+    let wrappers = wrappers::logging_wrappers(&defs, &names);
+    drop(defs);
     names.add_log_macros(wrappers);
     let results: Vec<Result<model::FileSummary, findings::IoError>> = pool.install(|| {
         files

@@ -14,7 +14,9 @@ pub const MAX_PREFIX_RUN: usize = 256;
 /// Most operator tokens (`.`, `?`, `=`, `+`, `::`…) in one statement at one bracket level. A flat
 /// chain (`a.b().c()…`, `x???…`, `a = a = …`, `1 + 1 + …`) is flat text but a tree as deep as
 /// it is long, which syn and the walker build, walk and drop recursively; real code stays far
-/// below this.
+/// below this. A statement ends at `;` or `,`, and at a `{…}` block that no operator continues
+/// (the end of an item, `if`, `match` or `fn` body): a file of thousands of items is not one
+/// chain.
 pub const MAX_CHAIN: usize = 4096;
 
 /// A parse failure: 1-based line and column, message.
@@ -71,17 +73,27 @@ pub fn parse_file(content: &str) -> Result<syn::File, Failure> {
 pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
     let mut stack: Vec<proc_macro2::token_stream::IntoIter> = vec![tokens.clone().into_iter()];
     let mut run = 0usize;
-    // Operator tokens since the last `;` or `,` at each open bracket level.
+    // Operator tokens since the last `;` or `,` at each open bracket level, and whether the last
+    // token at that level was a `{…}` group (the statement ends there unless an operator follows).
     let mut chain: Vec<usize> = vec![0];
+    let mut after_block: Vec<bool> = vec![false];
     // Unclosed `<` since the last `;` or bracket: generic types nest recursively too.
     let mut angles = 0usize;
     while let Some(top) = stack.last_mut() {
         let Some(tt) = top.next() else {
             stack.pop();
             chain.pop();
+            after_block.pop();
             angles = 0;
             continue;
         };
+        if let Some(after) = after_block.last_mut() {
+            if std::mem::take(after) && !continues_expression(&tt) {
+                if let Some(n) = chain.last_mut() {
+                    *n = 0;
+                }
+            }
+        }
         if let TokenTree::Punct(p) = &tt {
             match p.as_char() {
                 '<' => angles += 1,
@@ -138,6 +150,11 @@ pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
             });
         }
         if let TokenTree::Group(g) = tt {
+            if g.delimiter() == Delimiter::Brace {
+                if let Some(after) = after_block.last_mut() {
+                    *after = true;
+                }
+            }
             if stack.len() >= MAX_NESTING {
                 let start = g.span().start();
                 return Err(Failure {
@@ -149,11 +166,22 @@ pub fn check_shape(tokens: &TokenStream) -> Result<(), Failure> {
             if g.delimiter() != Delimiter::None || !g.stream().is_empty() {
                 stack.push(g.stream().into_iter());
                 chain.push(0);
+                after_block.push(false);
                 angles = 0;
             }
         }
     }
     Ok(())
+}
+
+/// Whether `tt`, right after a `{…}` group, continues the expression the group ends
+/// (`if a {b} else {c} + …`, `S {}.f()`, `match x {}?`), rather than starting a new statement.
+fn continues_expression(tt: &TokenTree) -> bool {
+    match tt {
+        TokenTree::Punct(p) => !matches!(p.as_char(), '#' | ';' | ','),
+        TokenTree::Ident(i) => i == "as" || i == "else",
+        _ => false,
+    }
 }
 
 /// Count lines the way `wc -l` would for a file ending in a newline (a last line without a
@@ -193,6 +221,26 @@ mod tests {
         // A long but ordinary function is fine: the count restarts at each `;` and `,`.
         let many = format!("fn f() {{ {} }}", "a.b()?.c; ".repeat(5_000));
         assert!(parse_file(&many).is_ok());
+        // A flat chain through blocks is still one chain.
+        let blocks = format!("fn f() {{ {}1 ; }}", "if a {{ b }} else {{ c }} + ".repeat(5_000));
+        assert!(fail(&blocks).message.contains("operators in a row"));
+    }
+
+    /// Thousands of items at one level are thousands of statements, not one chain: the
+    /// generated `windows-sys` modules (20,000 `impl ::core::marker::Copy for X {}` in a row) were
+    /// refused as a chain of more than 4096 operators.
+    #[test]
+    fn many_items_in_a_row_are_not_a_chain() {
+        let items = "#[cfg(feature = \"a\")]\nimpl ::core::marker::Copy for X {}\n\
+                     impl ::core::clone::Clone for X { fn clone(&self) -> Self { *self } }\n\
+                     pub fn g() -> ::core::primitive::u32 { 1 }\n"
+            .repeat(3_000);
+        assert!(parse_file(&items).is_ok());
+        let arms = format!(
+            "fn f(x: u8) -> u8 {{ match x {{ {} _ => 0 }} }}",
+            "1 => {{ 2 }}\n".repeat(5_000)
+        );
+        assert!(parse_file(&arms).is_ok());
     }
 
     #[test]

@@ -7,8 +7,22 @@ use proc_macro2::{TokenStream, TokenTree};
 use std::collections::HashSet;
 use std::str::FromStr;
 
-/// The `macro_rules!` definitions of `text`: (name, body).
-fn definitions(text: &str) -> Vec<(String, TokenStream)> {
+/// A `macro_rules!` definition: its name and the macros its body invokes.
+pub type Definition = (String, Vec<String>);
+
+/// The `macro_rules!` definitions of `text`. Files without `macro_rules` are not tokenized; the
+/// tokens of those that are are dropped before returning (with proc-macro2's span table for
+/// this thread), so that a pass over a whole tree keeps only the definitions.
+pub fn definitions(text: &str) -> Vec<Definition> {
+    if !text.contains("macro_rules") {
+        return Vec::new();
+    }
+    let out = definitions_of_tokens(text);
+    proc_macro2::extra::invalidate_current_thread_spans();
+    out
+}
+
+fn definitions_of_tokens(text: &str) -> Vec<Definition> {
     let Ok(tokens) = TokenStream::from_str(crate::parse::strip_prelude(text)) else {
         return Vec::new();
     };
@@ -26,7 +40,7 @@ fn definitions(text: &str) -> Vec<(String, TokenStream)> {
             // `macro_rules ! name { … }`
             if let [TokenTree::Ident(m), TokenTree::Punct(bang), TokenTree::Ident(name)] = recent.as_slice() {
                 if m == "macro_rules" && bang.as_char() == '!' {
-                    out.push((name.to_string(), g.stream()));
+                    out.push((name.to_string(), invoked(&g.stream())));
                 }
             }
             if stack.len() < crate::parse::MAX_NESTING {
@@ -43,8 +57,9 @@ fn definitions(text: &str) -> Vec<(String, TokenStream)> {
     out
 }
 
-/// Whether `body` invokes one of the macros for which `is_log` holds (`name!` or `path::name!`).
-fn invokes(body: &TokenStream, is_log: &dyn Fn(&str) -> bool) -> bool {
+/// The macros `body` invokes (`name!` or `path::name!`), each name once.
+fn invoked(body: &TokenStream) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     let mut stack = vec![body.clone().into_iter()];
     let mut last_ident: Option<String> = None;
     while let Some(top) = stack.last_mut() {
@@ -56,10 +71,11 @@ fn invokes(body: &TokenStream, is_log: &dyn Fn(&str) -> bool) -> bool {
         match tt {
             TokenTree::Ident(i) => last_ident = Some(i.to_string()),
             TokenTree::Punct(p) if p.as_char() == '!' => {
-                if last_ident.as_deref().is_some_and(is_log) {
-                    return true;
+                if let Some(name) = last_ident.take() {
+                    if !out.contains(&name) {
+                        out.push(name);
+                    }
                 }
-                last_ident = None;
             }
             TokenTree::Punct(p) if p.as_char() == ':' => {}
             TokenTree::Group(g) => {
@@ -71,19 +87,18 @@ fn invokes(body: &TokenStream, is_log: &dyn Fn(&str) -> bool) -> bool {
             _ => last_ident = None,
         }
     }
-    false
+    out
 }
 
-/// The names of the `macro_rules!` macros in `texts` whose bodies call a logging macro, directly
-/// or through another such wrapper.
-pub fn logging_wrappers<'a>(texts: impl Iterator<Item = &'a str>, names: &Names) -> HashSet<String> {
-    let defs: Vec<(String, TokenStream)> = texts.flat_map(definitions).collect();
+/// The names of the macros among `defs` whose bodies call a logging macro, directly or through
+/// another such wrapper.
+pub fn logging_wrappers(defs: &[Definition], names: &Names) -> HashSet<String> {
     let mut found: HashSet<String> = HashSet::new();
     // A wrapper of a wrapper is found on a later round; stop when a round adds nothing.
     loop {
         let before = found.len();
-        for (name, body) in &defs {
-            if !found.contains(name) && invokes(body, &|m: &str| names.is_log_macro(m) || found.contains(m)) {
+        for (name, invoked) in defs {
+            if !found.contains(name) && invoked.iter().any(|m| names.is_log_macro(m) || found.contains(m)) {
                 found.insert(name.clone());
             }
         }
@@ -103,7 +118,8 @@ mod tests {
         let a = "macro_rules! binder_debug { ($($t:tt)*) => { pr_info!($($t)*) } }";
         let b = "mod m { macro_rules! dbg2 { ($x:expr) => { binder_debug!(\"{}\", $x) }; } }";
         let c = "macro_rules! not_logging { () => { foo!() } }";
-        let found = logging_wrappers([a, b, c].into_iter(), &names);
+        let defs: Vec<Definition> = [a, b, c].into_iter().flat_map(definitions).collect();
+        let found = logging_wrappers(&defs, &names);
         assert!(found.contains("binder_debug"));
         assert!(found.contains("dbg2"));
         assert!(!found.contains("not_logging"));
