@@ -22,7 +22,7 @@ section() {
     awk -v s="ERRTRACE-SCENARIO: $1" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
         /ERRTRACE-SCENARIO: |ERRTRACE-GUEST: done/ { on = 0 }
-        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace_(demo|peer)/ { next }
+        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace[-_](demo|peer)/ { next }
         on' "$LOG"
 }
 # capture FILE "HEADER" SCENARIO...
@@ -73,6 +73,18 @@ trigger file's boundary; bad queries are rejected whole, with a position; a
 bad trigger command is logged by its creator and handed to user space as
 EINVAL." \
     load control-on control-off control-flags control-fail control-error
+
+capture devices.txt "Device context: the demo's platform driver errtrace-demo with devices
+errtrace-demo.0 ... errtrace-demo.7 (echo 'devices N [CHIP_ID]' > trigger),
+each probe in a device scope (kernel/module/devctx.rs). Four identical devices
+failing the same way (a bus read fault): each report is printed on its device,
+as dev_err() prints (driver and device name), followed by the driver core's
+own line. A creator that logs inside a probe (wrong chip id) names the device,
+and the probe's end does not print it again. EPROBE_DEFER (supply off) prints
+nothing and becomes the deferral reason in /sys/kernel/debug/devices_deferred,
+with the origin; ENOMEM (a fault before the allocation) prints nothing of
+errtrace's. A device that binds makes the driver core retry the deferred one." \
+    devices devices-creator devices-defer devices-enomem devices-bound
 
 capture drop.txt "An error dropped unhandled (\`if let Ok(c) = dev.calibration() { ... }\` with
 no else) is reported as a warning with its origin and trail." drop

@@ -232,7 +232,7 @@ expect control-error "${M}$(re 'control: "fiel x +p": line 1, column 1: expected
 expect control-error "${M}control: .*column 21: expected .*found 'fiel'\$" 'second query of a multi-query input'
 expect_count control-error 'write error: Invalid argument' 3 'EINVAL to user space (2 queries, 1 trigger)'
 expect control-error "^$(re "${BUSY%:*} [demo::device]poll_ready =flt code=EAGAIN")" 'nothing of the rejected input applied (still -p)'
-expect control-error "${M}$(re 'trigger: unknown command "bogus" (try reset, sample, storm N, drop): EINVAL (-22) at ')${BOGUS}\$" \
+expect control-error "${M}$(re 'trigger: unknown command "bogus" (try reset, sample, storm N, drop, devices N [CHIP_ID], supply on|off): EINVAL (-22) at ')${BOGUS}\$" \
     "creator's line for a bad trigger command"
 expect_not control-error 'not reported before' 'boundary_errno does not print it again'
 
@@ -268,6 +268,33 @@ mapfile -t TP_COUNTS < <(section tracepoints | awk '/^ERRTRACE-RUN: sh -c grep -
 [[ ${#TP_COUNTS[@]} == 2 && ${TP_COUNTS[0]} -ge 3 && ${TP_COUNTS[0]} == "${TP_COUNTS[1]}" ]]
 report $? "[tracepoints] disabled events add no line (counts: ${TP_COUNTS[*]})"
 expect_count tracepoints "$TP_ERR" 1 'one error event: the second sample ran with the events off'
+
+# ---- devices: the platform driver's probes, in device context
+HOP_DEV_SETUP=$(at platform.rs 'let chip = Chip::setup(bus)?;' '?')
+DEFER=$(site platform.rs '"supply vdd is not up"')
+FP_ALLOC=$(at platform.rs 'fail_point!("dev_alloc"' 'errtrace::fail_point!')
+# D N: the start of a dev_err!-style line of device errtrace-demo.N.
+D() { echo "${K}errtrace-demo errtrace-demo\\.$1: "; }
+for n in 0 1 2 3; do
+    expect_count devices "$(D $n)probe: returning EIO \(-5\), not reported before:\$" 1 \
+        "errtrace-demo.$n: the probe's report, on its device"
+    expect devices "$(D $n)    origin: $(re "$FP_READ in demo::bus::Bus::read")\$" "errtrace-demo.$n: origin"
+    expect devices "$(D $n)    via:    $(re "$HOP_DEV_SETUP")\$" "errtrace-demo.$n: the probe's hop"
+done
+expect_count devices "$(D '[0-3]')    via:    $(re "$HOP_CHIP_ID") \"reading chip id\"\$" 4 'four devices, four trails'
+expect_not devices "${M}(probe|  error|    origin|    via)" 'no report line without its device'
+expect_count devices-creator "$(D 4)$(re "unexpected chip id 0x42 (expected 0x5a): ENODEV (-19) at $ID_ORIGIN")\$" 1 \
+    "a creator's line inside a probe names the device"
+expect_not devices-creator "$(D 4)probe: returning" 'the probe does not print it again'
+expect_not devices-creator "${M}unexpected chip id" 'and it is not printed without the device'
+expect devices-defer "^errtrace-demo\.5	errtrace-demo: $(re "EPROBE_DEFER: Driver requests probe retry (at $DEFER)")\$" \
+    'EPROBE_DEFER: the deferral reason in devices_deferred, with the origin'
+expect_not devices-defer "$(D 5)" 'EPROBE_DEFER: no line at error level'
+expect devices-enomem "$(D 6)$(re "fault injected at dev_alloc: ENOMEM (-12) at $FP_ALLOC")\$" 'ENOMEM injected'
+expect_not devices-enomem "$(D 6)(probe: returning|  error|    origin)" 'ENOMEM: errtrace prints no report'
+expect devices-bound '^errtrace-demo\.7$|errtrace-demo\.7 ' 'a device binds'
+expect devices-bound '^errtrace-demo\.5 |errtrace-demo\.5$' 'then the driver core retries the deferred one, which binds'
+expect devices-bound '^deferred: 0$' 'nothing left deferred'
 
 # ---- storm: 1000 failures at one site: the burst, then the suppressed count
 expect_count storm "${M}$(re "sample FIFO overrun (status 0x80): EOVERFLOW (-75) at $OVERRUN")\$" 10 'burst of 10 printed'

@@ -91,6 +91,40 @@ run sh -c "echo sample > $TRIGGER"
 run sh -c "grep -c errtrace_ $T/trace"
 run sh -c "grep errtrace_ $T/trace | sed 's/^ *//'"
 
+scenario devices
+# Four identical devices (platform devices errtrace-demo.0-3 of the demo's driver) whose probes
+# fail the same way (a bus read fault): each report is printed on its device, like dev_err!.
+run sh -c "echo 'fail name=bus_read times=4 code=EIO' > $CONTROL"
+run sh -c "echo 'devices 4' > $TRIGGER"
+
+scenario devices-creator
+# A creator that logs inside a probe (a wrong chip id) prints on its device; the probe's
+# end does not print the error again (the driver core keeps ENODEV quiet too).
+run sh -c "echo 'devices 1 0x42' > $TRIGGER"
+
+scenario devices-defer
+# EPROBE_DEFER: no error line; the deferral reason, with the origin, in devices_deferred.
+run sh -c "echo 'supply off' > $TRIGGER"
+run sh -c "echo 'devices 1' > $TRIGGER"
+run cat /sys/kernel/debug/devices_deferred
+
+scenario devices-enomem
+# ENOMEM: errtrace prints nothing (the driver core's own line remains).
+run sh -c "echo 'supply on' > $TRIGGER"
+run sh -c "echo 'fail name=dev_alloc times=1 code=ENOMEM' > $CONTROL"
+run sh -c "echo 'devices 1' > $TRIGGER"
+
+scenario devices-bound
+# A device that binds; the driver core then retries the deferred one, which binds too.
+run sh -c "echo 'devices 1' > $TRIGGER"
+i=0
+while [ $i -lt 50 ] && [ ! -e /sys/bus/platform/drivers/errtrace-demo/errtrace-demo.5 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+run ls /sys/bus/platform/drivers/errtrace-demo
+run sh -c "echo deferred: \$(grep -c errtrace-demo /sys/kernel/debug/devices_deferred)"
+
 scenario storm
 run sh -c "echo 'storm 1000' > $TRIGGER"
 run sh -c "grep ']sample ' $CONTROL"

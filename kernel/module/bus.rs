@@ -24,13 +24,18 @@ pub(crate) struct Bus {
 }
 
 /// The bus of this module.
-pub(crate) static BUS: Bus = Bus {
-    regs: [const { AtomicU8::new(0) }; NREGS],
-    busy_reads: AtomicU32::new(0),
-    overrun: AtomicBool::new(false),
-};
+pub(crate) static BUS: Bus = Bus::new();
 
 impl Bus {
+    /// A bus with a powered-off chip (all registers 0).
+    pub(crate) const fn new() -> Bus {
+        Bus {
+            regs: [const { AtomicU8::new(0) }; NREGS],
+            busy_reads: AtomicU32::new(0),
+            overrun: AtomicBool::new(false),
+        }
+    }
+
     /// Powers the simulated chip on, with `chip_id` in its identification register.
     pub(crate) fn power_on(&self, chip_id: u8) {
         for r in &self.regs {

@@ -23,8 +23,10 @@ use kernel::ffi::{c_char, c_int, c_long};
 use kernel::prelude::*;
 
 mod bus;
+mod devctx;
 mod device;
 mod glue;
+mod platform;
 mod regs;
 mod stress;
 mod tracepoints;
@@ -51,14 +53,20 @@ extern "C" {
     fn errtrace_demo_param_chip_id() -> c_int;
 }
 
-/// The probe: set the chip up, then create the debugfs files.
+/// The probe: set the chip up, register the platform driver (`platform.rs`), then create the
+/// debugfs files.
 #[errtrace::trace]
 fn probe() -> errtrace::Result<Device> {
     let dev = Device::setup(&BUS)?;
+    platform::register()?;
     // SAFETY: called once per successful probe; undone in `drop`.
-    kernel::error::to_result(unsafe { errtrace_demo_c_init() })
+    let files = kernel::error::to_result(unsafe { errtrace_demo_c_init() })
         .errtrace()
-        .during("creating the debugfs files")?;
+        .during("creating the debugfs files");
+    if let Err(e) = files {
+        platform::unregister();
+        return Err(e);
+    }
     Ok(dev)
 }
 
@@ -129,6 +137,8 @@ impl Drop for ErrtraceDemo {
     fn drop(&mut self) {
         // SAFETY: init succeeded, so errtrace_demo_c_init ran.
         unsafe { errtrace_demo_c_exit() };
+        // After the debugfs files are gone, so no trigger adds a device meanwhile.
+        platform::unregister();
         errtrace::policy::flush_suppressed();
         pr_info!(
             "unloaded ({} sites, {} errors dropped unhandled)\n",

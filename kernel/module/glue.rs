@@ -5,6 +5,7 @@
 //! - conversions between `kernel::error::Error` and errtrace: [`KernelResultExt::errtrace`]
 //!   and [`from_kernel`] (kernel → errtrace, with the origin at the caller), [`to_kernel`]
 //!   (an errtrace code → kernel, after `errtrace::boundary` where errors leave the module);
+//! - device context ([`crate::devctx`]): the sink prints on the device of the task's scope;
 //! - [`SliceWriter`]: `core::fmt::Write` into a byte buffer, for debugfs files.
 
 use core::fmt::{self, Write};
@@ -72,7 +73,7 @@ static PRINTK: Printk = Printk;
 
 impl Sink for Printk {
     fn emit(&self, record: &Record<'_>) {
-        let mut out = Lines::new(record.level);
+        let mut out = Lines::new(record.level, crate::devctx::current());
         let _ = write!(out, "{}", record);
         out.flush();
     }
@@ -81,17 +82,20 @@ impl Sink for Printk {
 /// Longest line printed at once; a longer one continues on the next line.
 const LINE: usize = 240;
 
-/// Formats into a fixed stack buffer and prints it line by line (no allocation, any context).
+/// Formats into a fixed stack buffer and prints it line by line (no allocation, any context);
+/// on the device of this task's device scope if it is in one (`dev_err!`-style lines).
 struct Lines {
     level: Level,
+    dev: Option<*mut kernel::ffi::c_void>,
     buf: [u8; LINE],
     len: usize,
 }
 
 impl Lines {
-    fn new(level: Level) -> Lines {
+    fn new(level: Level, dev: Option<*mut kernel::ffi::c_void>) -> Lines {
         Lines {
             level,
+            dev,
             buf: [0; LINE],
             len: 0,
         }
@@ -104,6 +108,18 @@ impl Lines {
         let bytes = self.buf.get(..self.len).unwrap_or(&[]);
         // Whole characters only are pushed, so this is valid UTF-8.
         let line = core::str::from_utf8(bytes).unwrap_or("<not UTF-8>");
+        if let Some(dev) = self.dev {
+            let level = match self.level {
+                Level::Error => 3,
+                Level::Warning => 4,
+                Level::Info => 6,
+                Level::Debug => 7,
+            };
+            // SAFETY: `dev` came from this task's device scope, which outlives this record.
+            unsafe { crate::devctx::dev_printk(dev, level, line) };
+            self.len = 0;
+            return;
+        }
         match self.level {
             Level::Error => pr_err!("{}\n", line),
             Level::Warning => pr_warn!("{}\n", line),

@@ -8,17 +8,21 @@
 //! | `sample` | reads one sample |
 //! | `storm N` | makes the chip overrun and reads N samples: N failures at one creator site |
 //! | `drop` | reads the calibration the forgetful way (`if let Ok`), dropping the error |
+//! | `devices N [CHIP_ID]` | adds N platform devices `errtrace-demo.<id>` (chip id 0x5a by default), each probed in its device's context (`platform.rs`) |
+//! | `supply on`, `supply off` | the devices' supply: while off, their probes defer (`EPROBE_DEFER`) |
 //!
 //! The write handler returns through `errtrace::boundary_errno`: an error nobody reported is
 //! printed there with its full report, and user space gets the errno.
 
 use crate::bus::BUS;
 use crate::device::Device;
+use crate::platform;
+use crate::regs::EXPECTED_CHIP_ID;
 use errtrace::{err, ResultExt};
 use kernel::prelude::*;
 
 /// The commands, for the error message.
-const COMMANDS: &str = "reset, sample, storm N, drop";
+const COMMANDS: &str = "reset, sample, storm N, drop, devices N [CHIP_ID], supply on|off";
 
 /// Runs one command.
 pub(crate) fn run(cmd: &str) -> errtrace::Result {
@@ -40,6 +44,21 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
             storm(dev, n);
         }
         (Some("drop"), None, None) => forgetful(dev),
+        (Some("devices"), Some(n), chip_id) => {
+            let Ok(n) = n.parse::<u32>() else {
+                return Err(err!(EINVAL, "trigger: device count {:?} is not a number", n));
+            };
+            let chip_id = match chip_id {
+                None => EXPECTED_CHIP_ID,
+                Some(text) => parse_byte(text)
+                    .ok_or_else(|| err!(EINVAL, "trigger: chip id {:?} is not a byte", text))?,
+            };
+            platform::add_devices(n, chip_id).during("adding devices")?;
+        }
+        (Some("supply"), Some(state @ ("on" | "off")), None) => {
+            platform::set_supply(state == "on");
+            pr_info!("trigger: supply {}\n", state);
+        }
         _ => {
             return Err(err!(
                 EINVAL,
@@ -78,5 +97,13 @@ fn storm(dev: Device, n: u32) {
 fn forgetful(dev: Device) {
     if let Ok(c) = dev.calibration() {
         pr_info!("trigger: calibration {:#04x}\n", c);
+    }
+}
+
+/// A byte written as `0x5a` or `90`.
+fn parse_byte(text: &str) -> Option<u8> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u8::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
     }
 }

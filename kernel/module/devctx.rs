@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+//! Device context: errtrace lines about a device print like `dev_err!`'s (driver and device
+//! name first), and a probe's error leaves with `dev_err_probe`'s rules.
+//!
+//! - [`DeviceScope`] (from [`enter`]): while it lives, every errtrace line this task prints —
+//!   a creator's line, a boundary's report, a rate limit's summary — goes through
+//!   `dev_printk` for the device: `errtrace-demo errtrace-demo.2: chip busy …`. Four identical
+//!   devices failing the same way print four distinguishable lines.
+//! - [`probe_result`]: the end of a probe. `EPROBE_DEFER` becomes the device's deferral reason
+//!   through the kernel's own `dev_err_probe` (listed in `/sys/kernel/debug/devices_deferred`
+//!   with the error's origin); `ENOMEM` prints nothing (both are quiet by errtrace's default
+//!   policy, like `dev_err_probe`); any other error that nobody reported is printed once, on
+//!   the device, with its origin and trail; one its creator logged is not printed again.
+//!
+//! The scope is a slot in a small table keyed by the task (`current`): only the task that
+//! claimed a slot writes it, so a lookup (which compares against its own task) never sees a
+//! half-made entry, and nothing blocks or allocates. Lookups happen only in task context: an
+//! interrupt that makes an error does not borrow the interrupted task's device. A scope
+//! entered while the task already has one (a probe that adds a child device synchronously)
+//! swaps the device and restores it on exit. With all slots taken, the scope is inactive and
+//! lines print without the device (the module's `pr_*` prefix), which is the only loss.
+
+use crate::glue::SliceWriter;
+use core::fmt::Write;
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, Ordering};
+use errtrace::code::EPROBE_DEFER;
+use kernel::device::Device;
+use kernel::ffi::{c_int, c_void};
+
+extern "C" {
+    fn errtrace_demo_task() -> *mut c_void;
+    fn errtrace_demo_dev_printk(dev: *mut c_void, level: c_int, text: *const u8, len: usize);
+    fn errtrace_demo_dev_err_probe(
+        dev: *mut c_void,
+        err: c_int,
+        text: *const u8,
+        len: usize,
+    ) -> c_int;
+}
+
+/// Tasks that can be inside a device scope at once (concurrent probes of this module).
+const SLOTS: usize = 8;
+
+/// One task's device.
+///
+/// # Invariants
+///
+/// `task` is null (free) or the task that claimed the slot; only that task writes `dev` and
+/// frees the slot. While `task` is non-null, `dev` is null or a device the claiming task holds
+/// a reference to for as long as it is stored.
+struct Slot {
+    task: AtomicPtr<c_void>,
+    dev: AtomicPtr<c_void>,
+}
+
+static TABLE: [Slot; SLOTS] = [const {
+    Slot {
+        task: AtomicPtr::new(ptr::null_mut()),
+        dev: AtomicPtr::new(ptr::null_mut()),
+    }
+}; SLOTS];
+
+fn task() -> *mut c_void {
+    // SAFETY: a plain C helper, callable from any context.
+    unsafe { errtrace_demo_task() }
+}
+
+/// The `struct device *` of `dev`, as C sees it.
+pub(crate) fn raw(dev: &Device) -> *mut c_void {
+    // `Device` is `#[repr(transparent)]` over `Opaque<bindings::device>` (6.12's `as_raw` is
+    // not public): the same address.
+    (dev as *const Device).cast_mut().cast()
+}
+
+/// A device scope; ends when dropped (see the module docs).
+pub(crate) struct DeviceScope<'a> {
+    slot: Option<&'static Slot>,
+    /// The device this task had before (a nested scope), restored on drop.
+    previous: *mut c_void,
+    /// Whether this scope claimed the slot (and so frees it).
+    owner: bool,
+    _dev: core::marker::PhantomData<&'a Device>,
+}
+
+/// Enters a device scope for `dev` in this task.
+pub(crate) fn enter(dev: &Device) -> DeviceScope<'_> {
+    let me = task();
+    let mut scope = DeviceScope {
+        slot: None,
+        previous: ptr::null_mut(),
+        owner: false,
+        _dev: core::marker::PhantomData,
+    };
+    if me.is_null() {
+        return scope;
+    }
+    if let Some(slot) = TABLE.iter().find(|s| s.task.load(Ordering::Relaxed) == me) {
+        scope.previous = slot.dev.swap(raw(dev), Ordering::Relaxed);
+        scope.slot = Some(slot);
+        return scope;
+    }
+    for slot in &TABLE {
+        if slot
+            .task
+            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            slot.dev.store(raw(dev), Ordering::Relaxed);
+            scope.slot = Some(slot);
+            scope.owner = true;
+            break;
+        }
+    }
+    scope
+}
+
+impl Drop for DeviceScope<'_> {
+    fn drop(&mut self) {
+        let Some(slot) = self.slot else { return };
+        slot.dev.store(self.previous, Ordering::Relaxed);
+        if self.owner {
+            slot.task.store(ptr::null_mut(), Ordering::Release);
+        }
+    }
+}
+
+/// The device of this task's scope, if it is in one (task context only).
+pub(crate) fn current() -> Option<*mut c_void> {
+    let me = task();
+    if me.is_null() {
+        return None;
+    }
+    TABLE
+        .iter()
+        .find(|s| s.task.load(Ordering::Relaxed) == me)
+        .map(|s| s.dev.load(Ordering::Relaxed))
+        .filter(|d| !d.is_null())
+}
+
+/// Prints one line on `dev` at printk level `level` (3 err, 4 warning, 6 info, 7 debug).
+///
+/// # Safety
+///
+/// `dev` is a device a scope of this task holds (so it is alive).
+pub(crate) unsafe fn dev_printk(dev: *mut c_void, level: c_int, line: &str) {
+    // SAFETY: `dev` is alive by the caller's contract; `line` is valid for its length.
+    unsafe { errtrace_demo_dev_printk(dev, level, line.as_ptr(), line.len()) };
+}
+
+/// The end of a probe of `dev`, with `dev_err_probe`'s rules (see the module docs): `0` on
+/// success, the negative errno on failure.
+#[track_caller]
+pub(crate) fn probe_result(dev: &Device, result: errtrace::Result) -> c_int {
+    let Err(e) = result else { return 0 };
+    let _scope = enter(dev);
+    if e.is(EPROBE_DEFER) {
+        // The reason: the error's one line (code and origin); a label, not a report.
+        let mut buf = [0u8; 160];
+        let mut out = SliceWriter::new(&mut buf);
+        let _ = write!(out, "{}", e);
+        let len = out.finish();
+        // SAFETY: `dev` is borrowed for this call; `buf` holds `len` initialised bytes.
+        unsafe { errtrace_demo_dev_err_probe(raw(dev), e.to_errno(), buf.as_ptr(), len) };
+    }
+    errtrace::boundary_errno("probe", Err(e))
+}
