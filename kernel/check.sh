@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Checks on the guest's serial log. Usage: kernel/check.sh SERIAL_LOG [base|debug]
-# (debug: the debug kernel's log, which also has the stress scenario).
+# Checks on the guest's serial log.
+# Usage: kernel/check.sh SERIAL_LOG [base|debug|upstream-before|upstream [KERNEL_TREE]]
+# (debug: the debug kernel's log, which also has the stress scenario; upstream*:
+# the in-tree modules' scenarios, checked by check-upstream.sh).
 # Each check prints "ok" or "FAIL"; the script exits 1 if any check failed.
 # Add checks at the end, using the helpers:
 #   section NAME                 the log lines of scenario NAME (from its
@@ -23,6 +25,8 @@ set -uo pipefail
 
 LOG=${1:?usage: check.sh SERIAL_LOG [base|debug]}
 FLAVOUR=${2:-base}
+# The kernel source tree (upstream flavours: positions in in-tree files).
+KSRC=${3:-}
 [[ -f $LOG ]] || { echo "check.sh: no such file: $LOG" >&2; exit 1; }
 
 PASS=0
@@ -130,6 +134,15 @@ TROUBLE='(\bBUG\b|Oops|\bpanic\b|WARNING:|Call Trace|general protection|segfault
 hits=$(grep -Ev '[Cc]ommand line:|ERRTRACE-RUN:' "$LOG" | grep -E "$TROUBLE")
 [[ -z $hits ]]; report $? "[all] no BUG/Oops/panic/WARNING lines"
 [[ -z $hits ]] || printf '       %s\n' "$hits" | head -n 10
+
+# ---- the upstream kernels: in-tree modules only (kernel/upstream-scenarios.sh)
+if [[ $FLAVOUR == upstream* ]]; then
+    # shellcheck source=kernel/check-upstream.sh
+    . "$HERE/check-upstream.sh"
+    echo "$PASS passed, $FAIL failed"
+    ((FAIL == 0))
+    exit
+fi
 
 # ---- source positions the reports must name
 FP_READ=$(at bus.rs 'fail_point!("bus_read"' 'errtrace::fail_point!')

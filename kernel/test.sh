@@ -3,13 +3,18 @@
 # out-of-tree errtrace module, boot it under qemu and check the serial log.
 # Runs from a fresh Debian 12 machine as root. See kernel/README.md.
 #
-# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug]...
+# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug|upstream-before|upstream]...
 #   --kernel-only   install the toolchain and build/cache the kernel(s), then stop.
-#   --flavour F     only this kernel (repeatable; default: base, then debug).
+#   --flavour F     only this kernel (repeatable; default: all four, in this order).
 #                   base:  config.fragment (one CPU), every scenario.
 #                   debug: config.fragment + config-debug.fragment (SMP, PREEMPT,
 #                          lockdep, KASAN), booted with 4 CPUs: the scenarios
 #                          pinned to CPU 0, then the stress scenario.
+#                   upstream-before: config.fragment + config-upstream.fragment
+#                          (the in-tree Rust samples and drivers), unpatched;
+#                          upstream-scenarios.sh with in-tree modules only.
+#                   upstream: the same with kernel/patches/*.patch applied
+#                          (built incrementally from a copy of upstream-before).
 set -Eeuo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -34,6 +39,8 @@ MACROS_LIB=${ERRTRACE_MACROS_LIB:-${MACROS_PKG//-/_}}
 MODULE_SRC=${ERRTRACE_MODULE_DIR:-$HERE/module}
 # Commands run inside the guest, and the checks on the serial log.
 SCENARIOS=${ERRTRACE_SCENARIOS:-$HERE/scenarios.sh}
+# The upstream kernels' scenarios (in-tree modules only).
+UPSTREAM_SCENARIOS=${ERRTRACE_UPSTREAM_SCENARIOS:-$HERE/upstream-scenarios.sh}
 # The debug kernel's stress scenario, run after the others.
 STRESS=${ERRTRACE_STRESS:-$HERE/stress.sh}
 CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
@@ -71,14 +78,15 @@ while (($#)); do
     case $1 in
         --kernel-only) KERNEL_ONLY=1 ;;
         --flavour)
-            [[ ${2:-} == base || ${2:-} == debug ]] || { echo "test.sh: --flavour takes base or debug" >&2; exit 2; }
+            [[ ${2:-} =~ ^(base|debug|upstream-before|upstream)$ ]] ||
+                { echo "test.sh: --flavour takes base, debug, upstream-before or upstream" >&2; exit 2; }
             FLAVOURS+=("$2"); shift ;;
-        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
-((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug)
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug upstream-before upstream)
 
 # ---------------------------------------------------------------- helpers
 CURRENT_STEP=setup
@@ -169,8 +177,12 @@ FLAVOUR=base
 fragments() {
     echo "$HERE/config.fragment"
     [[ $FLAVOUR == debug ]] && echo "$HERE/config-debug.fragment"
+    [[ $FLAVOUR == upstream* ]] && echo "$HERE/config-upstream.fragment"
     return 0
 }
+# The patch series applied to the upstream kernel, in order.
+patches() { ls "$HERE"/patches/*.patch; }
+upstream() { [[ $FLAVOUR == upstream || $FLAVOUR == upstream-before ]]; }
 kernel_key() {
     {
         echo "recipe $RECIPE"
@@ -178,6 +190,7 @@ kernel_key() {
         stat -c '%s %Y' "$KSRC_TAR"
         local f
         for f in $(fragments); do cat "$f"; done
+        if [[ $FLAVOUR == upstream ]]; then for f in $(patches); do cat "$f"; done; fi
         "$RUSTC" -vV
         "$BINDGEN" --version
         clang --version | head -n1
@@ -192,6 +205,40 @@ setup_kernel_vars() {
     KMAKE=(make -C "$KDIR" LLVM=1 RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
+}
+
+# The upstream kernel: a copy of the built upstream-before tree (same config),
+# patched, so that only what the series touches is rebuilt.
+do_copy_before() {
+    local before
+    before=$(FLAVOUR=upstream-before; kernel_key)
+    before=$CACHE_ROOT/$before/linux-source-6.12
+    [[ -f $before/../.built ]] || die "upstream-before kernel not built (run with --flavour upstream-before first)"
+    echo "    kernel cache: $KBASE (from $before)"
+    # Each version of the series is a 2 GB tree: keep only the current one.
+    local old
+    for old in "$CACHE_ROOT"/*/.flavour; do
+        [[ -f $old && $(cat "$old") == upstream ]] || continue
+        echo "    removing the tree of an earlier series: $(dirname "$old")"
+        rm -rf "$(dirname "$old")"
+    done
+    rm -rf "$KBASE"
+    mkdir -p "$KBASE"
+    echo upstream >"$KBASE/.flavour"
+    cp -a "$before" "$KDIR"
+    cp "$before/../config.fragment" "$KBASE/config.fragment"
+}
+
+do_patch() {
+    local p
+    for p in $(patches); do
+        echo "    $(basename "$p")"
+        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "$p"
+    done
+    # Kbuild does not always rebuild a module's Rust objects when the kernel
+    # crate or the macros change (rnull.o, in composite rnull_mod.ko, kept its
+    # unpatched module! expansion): make every Rust file outside rust/ newer.
+    find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
 }
 
 do_untar() {
@@ -329,6 +376,16 @@ footprint() {
     ((d + b <= MAX_DATA_BSS)) || die "module data+bss $((d + b)) bytes > $MAX_DATA_BSS"
 }
 
+# The upstream kernels: the in-tree Rust modules the config builds, unmodified.
+do_intree_modules() {
+    local ko
+    mapfile -t KOS < <(find "$KDIR/samples/rust" "$KDIR/drivers" -name '*.ko' | sort)
+    for ko in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
+        printf '%s\n' "${KOS[@]}" | grep -q "/$ko\.ko\$" || die "in-tree module $ko.ko not built"
+    done
+    for ko in "${KOS[@]}"; do echo "    ${ko#"$KDIR"/} ($(stat -c %s "$ko") bytes)"; done
+}
+
 do_initramfs() {
     local root=$RUN/initramfs
     rm -rf "$root"
@@ -343,7 +400,11 @@ do_initramfs() {
     mknod -m 600 "$root/dev/console" c 5 1
     mknod -m 666 "$root/dev/null" c 1 3
     cp "${KOS[@]}" "$root/lib/modules/"
-    cp "$SCENARIOS" "$root/scenarios.sh"
+    if upstream; then
+        cp "$UPSTREAM_SCENARIOS" "$root/scenarios.sh"
+    else
+        cp "$SCENARIOS" "$root/scenarios.sh"
+    fi
     # The debug kernel also runs the stress scenario, with every CPU.
     [[ $FLAVOUR == debug ]] && cp "$STRESS" "$root/stress.sh"
     cat >"$root/init" <<'EOF'
@@ -393,7 +454,7 @@ do_boot() {
 }
 
 do_check() {
-    bash "$CHECK" "$SERIAL_LOG" "$FLAVOUR" || die "serial log checks failed (log: $SERIAL_LOG)"
+    bash "$CHECK" "$SERIAL_LOG" "$FLAVOUR" "$KDIR" || die "serial log checks failed (log: $SERIAL_LOG)"
 }
 
 # ---------------------------------------------------------------- main
@@ -412,6 +473,10 @@ main() {
         setup_kernel_vars
         if [[ -f $KSTAMP ]]; then
             echo "==> $FLAVOUR kernel cached: $KDIR (built $(cat "$KSTAMP"))"
+        elif [[ $FLAVOUR == upstream ]]; then
+            step "$FLAVOUR:copy" do_copy_before
+            step "$FLAVOUR:patch" do_patch
+            step "$FLAVOUR:bzImage" do_kbuild
         else
             step "$FLAVOUR:untar" do_untar
             step "$FLAVOUR:config" do_config
@@ -421,12 +486,20 @@ main() {
     if ((KERNEL_ONLY)); then print_timings; return 0; fi
 
     mkdir -p "$OUT"
-    step macros do_macros
+    # The proc-macro crate is needed by the errtrace module's flavours only.
+    local f
+    for f in "${FLAVOURS[@]}"; do
+        [[ $f == upstream* ]] || { step macros do_macros; break; }
+    done
     local logs=()
     for FLAVOUR in "${FLAVOURS[@]}"; do
         setup_kernel_vars
         mkdir -p "$RUN"
-        step "$FLAVOUR:module" do_module
+        if upstream; then
+            step "$FLAVOUR:modules" do_intree_modules
+        else
+            step "$FLAVOUR:module" do_module
+        fi
         step "$FLAVOUR:initramfs" do_initramfs
         step "$FLAVOUR:boot" do_boot
         step "$FLAVOUR:check" do_check
