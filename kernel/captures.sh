@@ -7,22 +7,30 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOG=${1:-${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}/serial.log}
 OUT=$HERE/captures
 DEBUG_LOG=${2:-$(dirname "$LOG")/debug/serial.log}
-for f in "$LOG" "$DEBUG_LOG"; do
+UP_BEFORE_LOG=$(dirname "$LOG")/upstream-before/serial.log
+UP_LOG=$(dirname "$LOG")/upstream/serial.log
+for f in "$LOG" "$DEBUG_LOG" "$UP_BEFORE_LOG" "$UP_LOG"; do
     [[ -f $f ]] || { echo "captures.sh: no such file: $f" >&2; exit 1; }
 done
 bash "$HERE/check.sh" "$LOG" >/dev/null || { echo "captures.sh: $LOG does not pass check.sh" >&2; exit 1; }
 bash "$HERE/check.sh" "$DEBUG_LOG" debug >/dev/null ||
     { echo "captures.sh: $DEBUG_LOG does not pass check.sh (debug)" >&2; exit 1; }
+for f in upstream-before upstream; do
+    bash "$HERE/check.sh" "$(dirname "$LOG")/$f/serial.log" $f "$(cat "$(dirname "$LOG")/$f/kdir")" >/dev/null ||
+        { echo "captures.sh: the $f log does not pass check.sh ($f)" >&2; exit 1; }
+done
 mkdir -p "$OUT"
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
 
 # section NAME: the lines of scenario NAME, its marker included; kernel lines of other
-# subsystems that happen to interleave (a mouse being probed…) are left out.
+# subsystems that happen to interleave (a mouse being probed…) are left out: only kernel
+# lines matching KEEP are kept.
+KEEP='errtrace[-_](demo|peer)'
 section() {
-    awk -v s="ERRTRACE-SCENARIO: $1" '
+    awk -v s="ERRTRACE-SCENARIO: $1" -v keep="$KEEP" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
         /ERRTRACE-SCENARIO: |ERRTRACE-GUEST: done/ { on = 0 }
-        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && !/errtrace[-_](demo|peer)/ { next }
+        /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && $0 !~ keep { next }
         on' "$LOG"
 }
 # capture FILE "HEADER" SCENARIO...
@@ -125,6 +133,40 @@ every error readable in the recorder while alive (or counted as unrecorded),
 every site's created count equal to the errors made there. Then both modules
 are loaded and unloaded demo first." stress two-modules
 LOG=$BASE_LOG
+
+# The upstream kernels (kernel/patches/): the same unmodified modules, before and after.
+KEEP='rust_minimal|rnull_mod|FAULT_INJECTION|name failslab|rust_error'
+LOG=$UP_BEFORE_LOG
+capture upstream-before.txt "Linux 6.12 as shipped, with its Rust samples and drivers built as modules
+(kernel/config-upstream.fragment). The kernel's failslab fails the first
+allocation made from module code (task-filter, require-start/end = the module
+area) in the init of two unmodified in-tree modules: rust_minimal (its first
+KVec::push) and rnull (its tag set's allocation). Both inits fail with ENOMEM;
+the kernel prints nothing about it but failslab's own notice." init-fails init-fails-deeper
+LOG=$UP_LOG
+capture upstream-after.txt "The same kernel, config and scenario with kernel/patches/ applied: the
+failing init of each unmodified module prints one line with the errno name and
+where the error was made (the sample's own ? operator; for rnull, the kernel crate's
+line where the allocation failed), and the rust_error:rust_error tracepoint
+has both origins." init-fails init-fails-deeper tracepoint
+if [[ -f $(dirname "$LOG")/costs.txt ]]; then
+    {
+        echo "# The series' cost, as kernel/test.sh measured it (size(1), objdump) on the"
+        echo "# upstream-before and upstream trees of the run the other captures come from."
+        echo "#"
+        cat "$(dirname "$LOG")/costs.txt"
+    } >"$OUT/upstream-costs.txt"
+fi
+if [[ -f $(dirname "$LOG")/checkpatch.txt ]]; then
+    {
+        echo "# scripts/checkpatch.pl --strict --no-signoff on each patch of kernel/patches/, as"
+        echo "# kernel/test.sh ran it in the upstream tree of the run the other captures come from."
+        echo "#"
+        cat "$(dirname "$LOG")/checkpatch.txt"
+    } >"$OUT/upstream-checkpatch.txt"
+fi
+LOG=$BASE_LOG
+KEEP='errtrace[-_](demo|peer)'
 
 # The module's footprint, as test.sh measured it in the same run.
 if [[ -f $(dirname "$LOG")/footprint.txt ]]; then

@@ -453,7 +453,71 @@ do_boot() {
     [[ -s $SERIAL_LOG ]] || die "empty serial log"
 }
 
+# checkpatch --strict on the series (no sign-off check: the patches carry none,
+# a submitter adds theirs); any ERROR fails the run.
+do_checkpatch() {
+    local out=$RUN/checkpatch.txt p total
+    : >"$out"
+    for p in $(patches); do
+        total=$(cd "$KDIR" && perl scripts/checkpatch.pl --strict --no-signoff "$p" 2>&1 |
+            grep '^total:' || true)
+        [[ -n $total ]] || die "checkpatch printed no total for $(basename "$p")"
+        printf '    %s\n      %s\n' "$(basename "$p")" "$total" | tee -a "$out"
+        [[ $total == "total: 0 errors"* ]] || die "checkpatch reports errors in $(basename "$p")"
+    done
+}
+
+# disasm ELF REGEX: the instructions of the text symbol matching REGEX.
+disasm() {
+    local start end
+    # (awk reads all of nm's output: an early exit would kill nm with SIGPIPE)
+    read -r start end < <(nm -n "$1" | awk -v re="$2" '
+        found == 1 { print s, $1; found = 2 } !found && $2 ~ /^[Tt]$/ && $3 ~ re { s = $1; found = 1 }')
+    objdump -d --no-show-raw-insn --start-address=0x"$start" --stop-address=0x"$end" "$1" |
+        awk '/^ *[0-9a-f]+:\t/ { sub(/^ *[0-9a-f]+:\t/, "      "); print }'
+}
+
+# The series' cost, measured on the two upstream trees (same config): sizes of
+# vmlinux and of the in-tree modules, the out-of-line calls of to_result (each
+# passes its caller's location: one more instruction on the success path), and
+# to_result itself.
+do_costs() {
+    local before after m
+    before=$(FLAVOUR=upstream-before; kernel_key)
+    before=$CACHE_ROOT/$before/linux-source-6.12
+    after=$KDIR
+    [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
+    exec 3>"$RUN/costs.txt"
+    {
+        echo "    size (bytes)              text before  after   data before  after"
+        for m in vmlinux samples/rust/rust_minimal.ko samples/rust/rust_print.ko \
+            drivers/block/rnull_mod.ko drivers/net/phy/ax88796b_rust.ko drivers/net/phy/qt2025.ko; do
+            read -r tb db _ < <(size "$before/$m" | awk 'NR == 2 { print $1, $2 }')
+            read -r ta da _ < <(size "$after/$m" | awk 'NR == 2 { print $1, $2 }')
+            printf '    %-26s %7d %7d (%+d)  %7d %7d (%+d)\n' "$(basename "$m")" \
+                "$tb" "$ta" $((ta - tb)) "$db" "$da" $((da - db))
+        done
+        echo "    out-of-line calls of kernel::error::to_result (before, after):"
+        local nb na
+        nb=$(objdump -d --no-show-raw-insn "$before/vmlinux" | grep -cE '(call|jmp) .*6kernel5error9to_result>' || true)
+        na=$(objdump -d --no-show-raw-insn "$after/vmlinux" | grep -cE '(call|jmp) .*6kernel5error9to_result>' || true)
+        echo "      vmlinux: $nb, $na"
+        nb=0; na=0
+        for m in $(cd "$after" && find samples drivers -name '*.ko' | sort); do
+            nb=$((nb + $(objdump -dr "$before/$m" | grep -c 'R_X86_64_PLT32.*6kernel5error9to_result' || true)))
+            na=$((na + $(objdump -dr "$after/$m" | grep -c 'R_X86_64_PLT32.*6kernel5error9to_result' || true)))
+        done
+        echo "      modules: $nb, $na"
+        echo "    kernel::error::to_result in vmlinux (before, then after):"
+        disasm "$before/vmlinux" '6kernel5error9to_result$'
+        disasm "$after/vmlinux" '6kernel5error9to_result$'
+    } | tee /dev/fd/3
+    exec 3>&-
+}
+
 do_check() {
+    # The tree the log came from (check.sh reads in-tree positions from it; captures.sh too).
+    echo "$KDIR" >"$RUN/kdir"
     bash "$CHECK" "$SERIAL_LOG" "$FLAVOUR" "$KDIR" || die "serial log checks failed (log: $SERIAL_LOG)"
 }
 
@@ -503,6 +567,10 @@ main() {
         step "$FLAVOUR:initramfs" do_initramfs
         step "$FLAVOUR:boot" do_boot
         step "$FLAVOUR:check" do_check
+        if [[ $FLAVOUR == upstream ]]; then
+            step "$FLAVOUR:costs" do_costs
+            step "$FLAVOUR:checkpatch" do_checkpatch
+        fi
         logs+=("$SERIAL_LOG")
     done
     print_timings

@@ -49,4 +49,5 @@ run sh -c "echo 1 > /proc/self/make-it-fail; exec $INSMOD rnull_mod.ko"
 
 scenario tracepoint
 [ -d $T/events/rust_error ] && run sh -c "echo 0 > $T/events/rust_error/rust_error/enable"
-run sh -c "grep -h rust_error: $T/trace | sed 's/^ *//'"
+# The task and the event (without the CPU, flags and time columns).
+run sh -c "grep -h rust_error: $T/trace | sed -E 's/^ *([^ ]+) +\\[[0-9]+\\] [^ ]+ +[0-9.]+: /\\1 /'"
