@@ -135,20 +135,22 @@ are loaded and unloaded demo first." stress two-modules
 LOG=$BASE_LOG
 
 # The upstream kernels (kernel/patches/): the same unmodified modules, before and after.
-KEEP='rust_minimal|rnull_mod|FAULT_INJECTION|name failslab|rust_error'
+KEEP='rust_minimal|rnull_mod|FAULT_INJECTION|name failslab|rust_error|rust_doctest'
 LOG=$UP_BEFORE_LOG
 capture upstream-before.txt "Linux 6.12 as shipped, with its Rust samples and drivers built as modules
 (kernel/config-upstream.fragment). The kernel's failslab fails the first
 allocation made from module code (task-filter, require-start/end = the module
 area) in the init of two unmodified in-tree modules: rust_minimal (its first
 KVec::push) and rnull (its tag set's allocation). Both inits fail with ENOMEM;
-the kernel prints nothing about it but failslab's own notice." init-fails init-fails-deeper
+the kernel prints nothing about it but failslab's own notice. The kernel
+crate's documentation examples run as KUnit tests at boot." doctests init-fails init-fails-deeper
 LOG=$UP_LOG
 capture upstream-after.txt "The same kernel, config and scenario with kernel/patches/ applied: the
 failing init of each unmodified module prints one line with the errno name and
 where the error was made (the sample's own ? operator; for rnull, the kernel crate's
 line where the allocation failed), and the rust_error:rust_error tracepoint
-has both origins." init-fails init-fails-deeper tracepoint
+has both origins. The kernel crate's documentation examples, the series' three
+new ones in error.rs among them, pass as KUnit tests at boot." doctests init-fails init-fails-deeper tracepoint
 if [[ -f $(dirname "$LOG")/costs.txt ]]; then
     {
         echo "# The series' cost, as kernel/test.sh measured it (size(1), objdump) on the"

@@ -14,6 +14,17 @@ kat() {
 # `?`'s location (#[track_caller] through From) is the start of its expression.
 PUSH=$(kat samples/rust/rust_minimal.rs 'numbers.push(72, GFP_KERNEL)?;' 'numbers')
 
+# ---- the kernel crate's documentation examples, run by KUnit at boot (both kernels)
+expect doctests '# rust_doctests_kernel: pass:[1-9][0-9]* fail:0 skip:[0-9]+ total:[0-9]+$' \
+    "the kernel crate's doctests pass (KUnit)"
+expect all '^\[ *[0-9.]+\] ok [0-9]+ rust_doctests_kernel$' 'the doctest suite is ok'
+expect_not all 'not ok [0-9]+ rust_doctest' 'no doctest fails'
+if [[ $FLAVOUR == upstream ]]; then
+    # Error::recorded, recent_origin (recorded line, equality with the constant) and
+    # init_failure (ENODEV and ENXIO quiet): the series' own examples.
+    expect_count doctests 'ok [0-9]+ rust_doctest_kernel_error_rs_[0-9]+$' 3 "error.rs's three examples pass"
+fi
+
 # ---- in-tree modules load and unload (both kernels: the series keeps them working)
 for m in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
     expect intree-load "^ERRTRACE-RUN: /sbin/insmod $m\\.ko\$" "$m is loaded"

@@ -384,6 +384,11 @@ do_intree_modules() {
         printf '%s\n' "${KOS[@]}" | grep -q "/$ko\.ko\$" || die "in-tree module $ko.ko not built"
     done
     for ko in "${KOS[@]}"; do echo "    ${ko#"$KDIR"/} ($(stat -c %s "$ko") bytes)"; done
+    # Built into vmlinux: the DRM panic screen's QR code generator, the kernel crate's doctests.
+    for ko in drivers/gpu/drm/drm_panic_qr.o rust/doctests_kernel_generated.o; do
+        [[ -f $KDIR/$ko ]] || die "$ko not built"
+        echo "    $ko (built in)"
+    done
 }
 
 do_initramfs() {

@@ -10,6 +10,11 @@ T=/sys/kernel/tracing
 
 dmesg -n 8
 
+scenario doctests
+# The kernel crate's documentation examples ran as KUnit tests at boot: the
+# summary, and the examples of error.rs.
+run sh -c "dmesg | grep -E '# rust_doctests_kernel: |ok [0-9]+ rust_doctest_kernel_error_rs_'"
+
 scenario intree-load
 # Every in-tree Rust module of the config loads and unloads (the PHY drivers
 # register with phylib; rnull makes /dev/rnullb0).
