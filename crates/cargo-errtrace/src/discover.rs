@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
-mod mods;
+pub(crate) mod mods;
 
 /// Directories never entered.
 const SKIP_DIRS: &[&str] = &["target", "node_modules"];

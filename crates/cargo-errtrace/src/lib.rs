@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cfgtest;
 pub mod chain;
 pub mod cli;
 pub mod config;
@@ -24,6 +25,7 @@ pub mod output;
 pub mod parse;
 pub mod resolve;
 pub mod suppress;
+pub mod testonly;
 pub mod wrappers;
 
 use rayon::prelude::*;
@@ -277,11 +279,12 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
 
 fn build_report(
     root: String,
-    summaries: Vec<model::FileSummary>,
+    mut summaries: Vec<model::FileSummary>,
     io_errors: Vec<findings::IoError>,
     names: &logging::Names,
     panics: bool,
 ) -> Report {
+    testonly::drop_test_files(&mut summaries);
     let analysis = chain::analyse(&summaries, names);
     let mut findings = analysis.findings;
     if !panics {

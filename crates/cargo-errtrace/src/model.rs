@@ -284,4 +284,17 @@ pub struct FileSummary {
     pub parse_error: Option<ParseError>,
     /// `// errtrace-audit: allow(…)` comments.
     pub suppressions: Suppressions,
+    /// The file's top-level `mod name;` items (modules in other files).
+    pub mod_items: Vec<ModItem>,
+}
+
+/// A `mod name;` item: the module's body is in another file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModItem {
+    /// The module's name.
+    pub name: String,
+    /// Its `#[path = "…"]`, if any.
+    pub path: Option<String>,
+    /// A `#[cfg(…)]` on it holds only in test builds (see [`crate::cfgtest`]).
+    pub test_only: bool,
 }

@@ -68,9 +68,15 @@ fn mod_decls(text: &str) -> Vec<ModDecl> {
 /// The file a `mod` item of `file` names, among `known` files: `#[path]` relative to the
 /// file's directory; otherwise `name.rs` or `name/mod.rs` next to a crate root or a `mod.rs`,
 /// and under `stem/` for any other module file.
-fn child_of(file: &Path, is_dir_owner: bool, decl: &ModDecl, known: &HashSet<PathBuf>) -> Option<PathBuf> {
+fn child_of(
+    file: &Path,
+    is_dir_owner: bool,
+    name: &str,
+    path_attr: Option<&str>,
+    known: &HashSet<PathBuf>,
+) -> Option<PathBuf> {
     let dir = file.parent()?;
-    if let Some(p) = &decl.path_attr {
+    if let Some(p) = path_attr {
         let c = dir.join(p);
         return known.contains(&c).then_some(c);
     }
@@ -79,12 +85,26 @@ fn child_of(file: &Path, is_dir_owner: bool, decl: &ModDecl, known: &HashSet<Pat
     } else {
         dir.join(file.file_stem()?)
     };
-    [
-        base.join(format!("{}.rs", decl.name)),
-        base.join(&decl.name).join("mod.rs"),
-    ]
-    .into_iter()
-    .find(|c| known.contains(c))
+    [base.join(format!("{name}.rs")), base.join(name).join("mod.rs")]
+        .into_iter()
+        .find(|c| known.contains(c))
+}
+
+/// The file that the item `mod name;` (with its `#[path]`, if any) of `file` names, among
+/// `known` files. A `mod.rs` (or a crate root) owns its directory; another module file owns
+/// `stem/`. Whether a file is a root depends on who declares it, so a file other than
+/// `mod.rs` is read as a module file first (`stem/name.rs`), then as a root (`name.rs`).
+pub(crate) fn module_file(
+    file: &Path,
+    name: &str,
+    path_attr: Option<&str>,
+    known: &HashSet<PathBuf>,
+) -> Option<PathBuf> {
+    if file.file_name().is_some_and(|n| n == "mod.rs") {
+        child_of(file, true, name, path_attr, known)
+    } else {
+        child_of(file, false, name, path_attr, known).or_else(|| child_of(file, true, name, path_attr, known))
+    }
 }
 
 /// For the given files (each otherwise a crate of its own), the files that are modules of
@@ -99,17 +119,8 @@ pub fn modules(files: &[PathBuf]) -> HashMap<PathBuf, (PathBuf, Vec<String>)> {
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
-        // A `mod.rs` (or a crate root) owns its directory; another module file owns `stem/`.
-        // Whether `f` is a root depends on who declares it, so a file other than `mod.rs`
-        // is read as a module file first (`stem/name.rs`), then as a root (`name.rs`).
-        let mod_rs = f.file_name().is_some_and(|n| n == "mod.rs");
         for d in mod_decls(&text) {
-            let found = if mod_rs {
-                child_of(f, true, &d, &known)
-            } else {
-                child_of(f, false, &d, &known).or_else(|| child_of(f, true, &d, &known))
-            };
-            if let Some(c) = found {
+            if let Some(c) = module_file(f, &d.name, d.path_attr.as_deref(), &known) {
                 if c != *f {
                     declared.insert(c.clone());
                     children.entry(f.clone()).or_default().push((c, d.name.clone()));

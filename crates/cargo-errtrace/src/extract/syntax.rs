@@ -197,6 +197,20 @@ pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// The `#[path = "…"]` of an item, if it has one.
+pub(super) fn path_attr(attrs: &[Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 pub(super) fn is_test_attr(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|a| {
         let p = a.path();
@@ -211,7 +225,7 @@ pub(super) fn is_test_attr(attrs: &[Attribute]) -> bool {
                     .chars()
                     .filter(|c| !c.is_whitespace())
                     .collect();
-                return t == "test" || t.starts_with("all(test");
+                return crate::cfgtest::is_test_only(&t);
             }
         }
         false

@@ -23,6 +23,13 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
 
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_test_attr(&m.attrs);
+        if m.content.is_none() && self.mods.is_empty() {
+            self.out.mod_items.push(crate::model::ModItem {
+                name: m.ident.to_string().trim_start_matches("r#").to_string(),
+                path: path_attr(&m.attrs),
+                test_only: test,
+            });
+        }
         if test {
             self.test_depth += 1;
         }
