@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
 use crate::logging::Names;
-use crate::model::{CheckKind, FileSummary, How, Site, Target};
+use crate::model::{Callee, CheckKind, FileSummary, How, Site, Target};
 use crate::resolve::{FnId, Index, Resolution};
 
 /// The output of the analysis: findings (suppressions applied) and how many were suppressed.
@@ -81,6 +81,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                         });
                     }
                 }
+                // The callee reports its own failure (an allocation): not a silent origin,
+                // and its in-tree body is not followed.
+                Target::Call(callee) if reported_by_callee(&index, names, callee, id) => {}
                 Target::Call(callee) => match index.resolve(callee, id) {
                     r @ (Resolution::Resolved(_) | Resolution::Many(_)) => {
                         let targets = match r {
@@ -315,6 +318,33 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
             Some(kept)
         })
         .collect()
+}
+
+/// Does the called function report its own failure (an allocation)? By the name as written
+/// (`KBox::new(…)`), or by every in-tree function the call resolves to (`numbers.push(…)` on
+/// a `KVec`).
+fn reported_by_callee(index: &Index, names: &Names, callee: &Callee, from: FnId) -> bool {
+    if let Callee::Path(segs) = callee {
+        let owner = segs
+            .len()
+            .checked_sub(2)
+            .and_then(|i| segs.get(i))
+            .map(String::as_str);
+        if names.is_reported_by_callee(owner, callee.name()) {
+            return true;
+        }
+    }
+    let targets = match index.resolve(callee, from) {
+        Resolution::Resolved(t) => vec![t],
+        Resolution::Many(ts) => ts,
+        _ => return false,
+    };
+    !targets.is_empty()
+        && targets.iter().all(|&t| {
+            index
+                .func(t)
+                .is_some_and(|f| names.is_reported_by_callee(f.owner.as_deref(), &f.name))
+        })
 }
 
 fn made_text(site: &Site) -> String {

@@ -23,6 +23,9 @@ pub struct Config {
     pub origin_functions: Vec<String>,
     /// Functions outside the tree whose results count as `Result` when discarded.
     pub discard_functions: Vec<String>,
+    /// Extra calls whose failure the callee reports itself (`Type::name` or a bare name),
+    /// like the kernel's allocating constructors: an error from them is not a silent origin.
+    pub reported_by_callee: Vec<String>,
     /// Report `panic` findings (`.unwrap()`, `.expect()`, `panic!`… on a `Result` or in code
     /// that returns one). Off by default: on real drivers nearly all of them are guarded by an
     /// invariant, and clippy's `unwrap_used`/`expect_used` already point at them. `--panics`
@@ -79,5 +82,23 @@ mod tests {
         assert!(c.is_boundary("entry", None, None));
         assert!(c.is_boundary("handle", Some("Srv"), None));
         assert!(!c.is_boundary("handle", Some("Other"), None));
+    }
+
+    #[test]
+    fn reported_by_callee_adds_to_the_allocating_constructors() {
+        let c = Config::from_toml("reported_by_callee = [\"Pool::get\", \"request_firmware\"]").unwrap();
+        let names = crate::logging::Names::new(&c);
+        assert!(names.is_reported_by_callee(Some("Pool"), "get"));
+        assert!(names.is_reported_by_callee(None, "request_firmware"));
+        assert!(
+            names.is_reported_by_callee(Some("KBox"), "new"),
+            "an alias of Box"
+        );
+        assert!(names.is_reported_by_callee(Some("Vec"), "push"));
+        assert!(!names.is_reported_by_callee(Some("Pool"), "put"));
+        assert!(
+            !names.is_reported_by_callee(None, "push"),
+            "a bare method name is not enough"
+        );
     }
 }

@@ -110,6 +110,41 @@ pub const MAKERS: &[&str] = &["ok_or", "ok_or_else"];
 /// Functions that make an error (origins).
 const ORIGIN_FUNCTIONS: &[&str] = &["from_errno", "to_result", "from_err_ptr"];
 
+/// Calls whose failure is reported by the callee: the kernel's allocating constructors and
+/// methods (`KBox`, `KVec`, `Arc`… are aliases of these types). A failed allocation is
+/// reported by the allocator (`warn_alloc`, or the slab's out-of-memory message) unless the
+/// flags hold `__GFP_NOWARN`. The same names in `std` code never fail with an error, so they
+/// make no origin there.
+const REPORTED_BY_CALLEE: &[&str] = &[
+    "Box::new",
+    "Box::new_uninit",
+    "Box::pin",
+    "Box::pin_init",
+    "Box::init",
+    "Vec::with_capacity",
+    "Vec::push",
+    "Vec::reserve",
+    "Vec::extend_from_slice",
+    "Vec::resize",
+    "Arc::new",
+    "Arc::pin_init",
+    "Arc::init",
+    "UniqueArc::new",
+    "UniqueArc::new_uninit",
+    "UniqueArc::pin_init",
+    "UniqueArc::init",
+];
+
+/// The kernel's allocator-specific aliases of `Box` and `Vec`.
+const ALLOC_ALIASES: &[(&str, &str)] = &[
+    ("KBox", "Box"),
+    ("VBox", "Box"),
+    ("KVBox", "Box"),
+    ("KVec", "Vec"),
+    ("VVec", "Vec"),
+    ("KVVec", "Vec"),
+];
+
 /// Macros that panic.
 pub const PANIC_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
 
@@ -122,6 +157,8 @@ pub struct Names {
     origins: HashSet<String>,
     /// From the config: callee names whose discarded results are reported.
     pub discard: HashSet<String>,
+    /// `Type::name` (or a bare name) of calls whose failure the callee reports.
+    reported_by_callee: HashSet<String>,
 }
 
 impl Names {
@@ -147,7 +184,27 @@ impl Names {
             methods,
             origins,
             discard: config.discard_functions.iter().cloned().collect(),
+            reported_by_callee: REPORTED_BY_CALLEE
+                .iter()
+                .map(|s| s.to_string())
+                .chain(config.reported_by_callee.iter().cloned())
+                .collect(),
         }
+    }
+
+    /// Does the callee report its own failure? `owner` is the type a call names
+    /// (`KBox::new`) or its resolved in-tree function's type; the kernel's aliases count as
+    /// their types.
+    pub fn is_reported_by_callee(&self, owner: Option<&str>, name: &str) -> bool {
+        if self.reported_by_callee.contains(name) {
+            return true;
+        }
+        let Some(owner) = owner else { return false };
+        let owner = ALLOC_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == owner)
+            .map_or(owner, |(_, ty)| *ty);
+        self.reported_by_callee.contains(&format!("{owner}::{name}"))
     }
 
     /// Adds macros that log (the tree's own `macro_rules!` wrappers around logging macros).

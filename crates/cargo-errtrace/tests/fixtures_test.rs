@@ -12,6 +12,7 @@ const EXPECTED: &[Row] = &[
     ("rethrow.rs", 1, 0, 0, 0, 0, 0, 0),
     ("loop_rethrow.rs", 1, 0, 0, 0, 0, 1, 0),
     ("pin_init.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("allocation_reported.rs", 1, 0, 0, 0, 0, 5, 0),
     ("option_closure.rs", 0, 0, 0, 0, 0, 3, 0),
     ("boundaries.rs", 2, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
