@@ -129,42 +129,15 @@ fn methods_through_smart_pointer_parameters() {
     );
 }
 
-/// A driver of several files without a `Cargo.toml` is one crate, built from its root's `mod`
-/// items the way rustc builds it (issue 15, item 1: each file was a crate of its own, so an
-/// in-tree callee in another file was outside the tree, or took the wrong function).
-/// A module that only test builds compile (`#[cfg(any(test, testlib))] mod allocator_test;`,
-/// as in the kernel's `alloc`) reaches no real boundary: its errors are not findings, while
-/// the real module beside it is analysed as before. (Before: two false chains from
-/// `rust/kernel/alloc/allocator_test.rs` into `rust_minimal`'s init.)
-#[test]
-fn modules_compiled_only_for_tests_reach_no_boundary() {
-    let dir = std::env::temp_dir().join(format!("errtrace-audit-testmods-{}", std::process::id()));
+/// Audits a tree of `files` (relative path, text) written to a fresh temporary directory.
+fn audit_tree(name: &str, files: &[(&str, &str)]) -> errtrace_audit::Report {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("helpers")).unwrap();
-    std::fs::write(
-        dir.join("rust_demo.rs"),
-        "use kernel::prelude::*;\n#[cfg(not(any(test, testlib)))]\nmod allocator;\n\
-         #[cfg(any(test, testlib))]\nmod allocator_test;\n#[cfg(test)]\nmod helpers;\n\
-         struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
-         \x20       allocator::grow()?;\n        allocator_test::grow()?;\n        helpers::fake::setup()?;\n        Ok(Demo)\n    }\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("allocator.rs"),
-        "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("allocator_test.rs"),
-        "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("helpers.rs"), "pub(crate) mod fake;\n").unwrap();
-    std::fs::write(
-        dir.join("helpers/fake.rs"),
-        "pub(crate) fn setup() -> Result<()> { Err(EIO) }\n",
-    )
-    .unwrap();
+    for (rel, text) in files {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
     let r = audit(&Options {
         root: dir.clone(),
         config: Config::default(),
@@ -172,6 +145,31 @@ fn modules_compiled_only_for_tests_reach_no_boundary() {
     })
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+/// A module that only test builds compile (`#[cfg(any(test, testlib))] mod allocator_test;`,
+/// as in the kernel's `alloc`) reaches no real boundary: its errors are not findings, while
+/// the real module beside it is analysed as before. (Before: two false chains from
+/// `rust/kernel/alloc/allocator_test.rs` into `rust_minimal`'s init.)
+#[test]
+fn modules_compiled_only_for_tests_reach_no_boundary() {
+    let r = audit_tree(
+        "testmods",
+        &[
+            (
+                "rust_demo.rs",
+                "use kernel::prelude::*;\n#[cfg(not(any(test, testlib)))]\nmod allocator;\n\
+                 #[cfg(any(test, testlib))]\nmod allocator_test;\n#[cfg(test)]\nmod helpers;\n\
+                 struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
+                 \x20       allocator::grow()?;\n        allocator_test::grow()?;\n        helpers::fake::setup()?;\n        Ok(Demo)\n    }\n}\n",
+            ),
+            ("allocator.rs", "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n"),
+            ("allocator_test.rs", "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n"),
+            ("helpers.rs", "pub(crate) mod fake;\n"),
+            ("helpers/fake.rs", "pub(crate) fn setup() -> Result<()> { Err(EIO) }\n"),
+        ],
+    );
     let origins: Vec<&str> = r
         .findings
         .iter()
@@ -186,41 +184,28 @@ fn modules_compiled_only_for_tests_reach_no_boundary() {
     );
 }
 
+/// A driver of several files without a `Cargo.toml` is one crate, built from its root's `mod`
+/// items the way rustc builds it (issue 15, item 1: each file was a crate of its own, so an
+/// in-tree callee in another file was outside the tree, or took the wrong function).
 #[test]
 fn a_multi_file_driver_is_one_crate_from_its_mod_items() {
-    let dir = std::env::temp_dir().join(format!("errtrace-audit-mods-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("rust_demo")).unwrap();
-    std::fs::write(
-        dir.join("rust_demo.rs"),
-        "use kernel::prelude::*;\nmod regs;\n#[path = \"rust_demo/fifo_impl.rs\"]\nmod fifo;\n\
-         struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
-         \x20       regs::read_id()?;\n        fifo::drain()?;\n        Ok(Demo)\n    }\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("regs.rs"),
-        "mod bits;\npub(crate) fn read_id() -> Result<u32> { bits::check()?; Ok(1) }\n",
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.join("regs")).unwrap();
-    std::fs::write(
-        dir.join("regs/bits.rs"),
-        "pub(crate) fn check() -> Result<()> { Err(EIO) }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("rust_demo/fifo_impl.rs"),
-        "pub(crate) fn drain() -> Result<()> { Err(EAGAIN) }\n",
-    )
-    .unwrap();
-    let r = audit(&Options {
-        root: dir.clone(),
-        config: Config::default(),
-        jobs: Some(1),
-    })
-    .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let r = audit_tree(
+        "mods",
+        &[
+            (
+                "rust_demo.rs",
+                "use kernel::prelude::*;\nmod regs;\n#[path = \"rust_demo/fifo_impl.rs\"]\nmod fifo;\n\
+                 struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
+                 \x20       regs::read_id()?;\n        fifo::drain()?;\n        Ok(Demo)\n    }\n}\n",
+            ),
+            (
+                "regs.rs",
+                "mod bits;\npub(crate) fn read_id() -> Result<u32> { bits::check()?; Ok(1) }\n",
+            ),
+            ("regs/bits.rs", "pub(crate) fn check() -> Result<()> { Err(EIO) }\n"),
+            ("rust_demo/fifo_impl.rs", "pub(crate) fn drain() -> Result<()> { Err(EAGAIN) }\n"),
+        ],
+    );
     let chains: Vec<Vec<String>> = r
         .findings
         .iter()
