@@ -62,7 +62,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 Target::Made | Target::OriginFn(_) => {
                     // A log earlier in the block is about an error made here (`pr_err!(…);
                     // return Err(EINVAL)`), not about one a call returns after it: flow, not
-                    // presence (a `dev_dbg!` at the top of a probe logs none of its `?`s).
+                    // presence (a `dev_info!` at the top of a probe logs none of its `?`s).
                     if site.attached || site.before && matches!(site.target, Target::Made) {
                         continue;
                     }

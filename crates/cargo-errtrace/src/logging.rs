@@ -3,7 +3,9 @@
 use crate::config::Config;
 use std::collections::HashSet;
 
-/// Kernel print macros, without suffix (`_once`, `_ratelimited` are added).
+/// Kernel print macros, without suffix (`_once`, `_ratelimited` are added). Not the debug
+/// ones (`pr_debug!`, `pr_devel!`, `dev_dbg!`): they are compiled out, or off until
+/// dynamic_debug turns them on, so an error printed only with them leaves silently.
 const KERNEL_LEVELS: &[&str] = &[
     "pr_emerg",
     "pr_alert",
@@ -12,8 +14,6 @@ const KERNEL_LEVELS: &[&str] = &[
     "pr_warn",
     "pr_notice",
     "pr_info",
-    "pr_debug",
-    "pr_devel",
     "dev_emerg",
     "dev_alert",
     "dev_crit",
@@ -21,7 +21,6 @@ const KERNEL_LEVELS: &[&str] = &[
     "dev_warn",
     "dev_notice",
     "dev_info",
-    "dev_dbg",
 ];
 
 /// `log`, `tracing` and std macros that log.

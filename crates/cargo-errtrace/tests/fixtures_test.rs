@@ -22,6 +22,7 @@ const EXPECTED: &[Row] = &[
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
+    ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
     ("logged_inspect_err.rs", 0, 0, 0, 0, 0, 2, 1),
     ("logged_map_err.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_log_method.rs", 0, 0, 0, 0, 0, 2, 2),
