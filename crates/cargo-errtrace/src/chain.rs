@@ -83,8 +83,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 }
                 // The callee reports its own failure (an allocation): not a silent origin,
                 // and its in-tree body is not followed.
-                Target::Call(callee) if reported_by_callee(&index, names, callee, id) => {}
                 Target::Call(callee) => match index.resolve(callee, id) {
+                    r if reported_by_callee(&index, names, callee, &r) => {}
                     r @ (Resolution::Resolved(_) | Resolution::Many(_)) => {
                         let targets = match r {
                             Resolution::Resolved(t) => vec![t],
@@ -323,7 +323,7 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
 /// Does the called function report its own failure (an allocation)? By the name as written
 /// (`KBox::new(…)`), or by every in-tree function the call resolves to (`numbers.push(…)` on
 /// a `KVec`).
-fn reported_by_callee(index: &Index, names: &Names, callee: &Callee, from: FnId) -> bool {
+fn reported_by_callee(index: &Index, names: &Names, callee: &Callee, resolution: &Resolution) -> bool {
     if let Callee::Path(segs) = callee {
         let owner = segs
             .len()
@@ -334,8 +334,8 @@ fn reported_by_callee(index: &Index, names: &Names, callee: &Callee, from: FnId)
             return true;
         }
     }
-    let targets = match index.resolve(callee, from) {
-        Resolution::Resolved(t) => vec![t],
+    let targets: &[FnId] = match resolution {
+        Resolution::Resolved(t) => std::slice::from_ref(t),
         Resolution::Many(ts) => ts,
         _ => return false,
     };
