@@ -2,6 +2,8 @@
 //! (The code block there is checked to be this file, and its output against this program's.)
 
 mod bus {
+    use errtrace::code::ENODEV;
+
     pub fn never() -> errtrace::Result {
         Err(errtrace::err!(ENODEV, "never fired"))
     }

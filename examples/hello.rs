@@ -1,5 +1,5 @@
 //! The smallest errtrace program: an error made deep down, reported once at `main`.
-use errtrace::{err, ResultExt};
+use errtrace::{code::ENOENT, err, ResultExt};
 
 fn read_config() -> errtrace::Result<u32> {
     Err(err!(ENOENT))

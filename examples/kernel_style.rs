@@ -1,7 +1,7 @@
 //! The kernel-style example of the guide (docs/src/migrating-kernel.md): `cargo run --example kernel_style`.
 //! (The code block there is checked to be this file, and its output against this program's.)
 
-use errtrace::code::{Code, EIO};
+use errtrace::code::{Code, EIO, ENODEV};
 use errtrace::{boundary, err, Error, ResultExt};
 
 // Stand-ins for the C bindings: a value, or a negative errno.

@@ -1,7 +1,7 @@
 //! The report example of the guide (docs/src/origin-and-trail.md): `cargo run --example report`.
 //! (The code block there is checked to be this file, and its output against this program's.)
 
-use errtrace::{err, ResultExt};
+use errtrace::{code::EIO, err, ResultExt};
 
 fn read_reg() -> errtrace::Result<u8> {
     Err(err!(EIO))

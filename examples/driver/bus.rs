@@ -1,6 +1,6 @@
 //! The bus: a simulated register bus (think I²C or SPI) with a fault point on every read.
 
-use errtrace::code::ETIMEDOUT;
+use errtrace::code::{EAGAIN, EIO, ETIMEDOUT};
 use errtrace::err;
 use std::cell::Cell;
 

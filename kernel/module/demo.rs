@@ -261,7 +261,7 @@ pub unsafe extern "C" fn errtrace_demo_trigger_write(buf: *const c_char, len: us
     // SAFETY: guaranteed by the caller.
     let result = match unsafe { input(buf, len) } {
         Some(text) => trigger::run(text.trim()),
-        None => Err(errtrace::err!(EINVAL, "trigger: not UTF-8")),
+        None => Err(errtrace::err!(EINVAL, "trigger: not UTF-8")), // the kernel prelude's EINVAL
     };
     errtrace::boundary_errno("errtrace_demo trigger", result) as c_long
 }

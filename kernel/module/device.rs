@@ -9,7 +9,7 @@ use crate::regs::{
     Regs, CALIB, CHIP_ID, CTRL, CTRL_ENABLE, CTRL_RESET, EXPECTED_CHIP_ID, STATUS, STATUS_BUSY,
     STATUS_OVERRUN,
 };
-use errtrace::code::{EAGAIN, ERANGE};
+use errtrace::code::{EAGAIN, ENODEV, EOVERFLOW, ERANGE, ETIMEDOUT};
 use errtrace::{err, ResultExt};
 
 /// Status polls before a reset counts as stuck.

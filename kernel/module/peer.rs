@@ -4,7 +4,7 @@
 //! duplicate symbols, each with its own sites, records and dynamic_debug entries.
 
 use errtrace::sink::{Record, Sink};
-use errtrace::{err, ResultExt};
+use errtrace::{code::ENOENT, err, ResultExt};
 use kernel::prelude::*;
 
 module! {

@@ -15,7 +15,7 @@ use crate::device::Device as Chip;
 use crate::devctx;
 use crate::glue::KernelResultExt;
 use core::sync::atomic::{AtomicBool, Ordering};
-use errtrace::{err, ResultExt};
+use errtrace::{code::{ENODEV, ENOMEM, ENOSPC, EPROBE_DEFER}, err, ResultExt};
 use kernel::bindings;
 use kernel::device::Device;
 use kernel::ffi::{c_int, c_void};

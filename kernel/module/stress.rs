@@ -9,7 +9,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use errtrace::control::SiteRef;
-use errtrace::{err, ResultExt};
+use errtrace::{code::{EAGAIN, EBUSY, EIO, ETIMEDOUT}, err, ResultExt};
 use kernel::prelude::*;
 
 /// CPUs counted one by one (the debug kernel boots with 4).

@@ -18,7 +18,7 @@ use crate::bus::BUS;
 use crate::device::Device;
 use crate::platform;
 use crate::regs::EXPECTED_CHIP_ID;
-use errtrace::{err, ResultExt};
+use errtrace::{code::EINVAL, err, ResultExt};
 use kernel::prelude::*;
 
 /// The commands, for the error message.

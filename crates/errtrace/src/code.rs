@@ -237,8 +237,8 @@ const fn str_eq(a: &str, b: &str) -> bool {
     }
 }
 
-/// The errno of a code name (`"EAGAIN"` → 11), aliases included, in constant context: what a
-/// bare name in `err!` resolves to.
+/// The errno of a code name (`"EAGAIN"` → 11), aliases included, in constant context: the
+/// build-time class of a code written by its name in `err!`.
 pub(crate) const fn errno_of_name(name: &str) -> Option<u16> {
     if str_eq(name, "EWOULDBLOCK") {
         return Some(EAGAIN.get());

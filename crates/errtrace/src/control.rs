@@ -39,7 +39,7 @@
 //! # Examples
 //!
 //! ```
-//! use errtrace::{control, err};
+//! use errtrace::{code::EAGAIN, control, err};
 //!
 //! fn poll() -> errtrace::Result { Err(err!(EAGAIN, "device busy")) } // quiet by default
 //!
@@ -78,6 +78,7 @@ pub use crate::site::{flags, Counters, FlagOp, SiteKind, SiteRef};
 /// # Examples
 ///
 /// ```
+/// use errtrace::code::EIO;
 /// let e = errtrace::err!(EIO);
 /// assert!(errtrace::control::sites().any(|s| s.origin().line == line!() - 1));
 /// e.handled();

@@ -18,7 +18,8 @@
 //! no `quiet` or `debug` policy and, when no policy is written, a code that is not quiet by its
 //! build-time class: `err!(EAGAIN, "…")` starts clear) and clear elsewhere (no message, `quiet`,
 //! `debug`). A code's class changed at run time (`policy::set_code_policy`) or a code that is not
-//! a bare name (a variable, `self::EAGAIN`) does not change where `p` starts. A `p` that
+//! written as one of errtrace's code names (a variable, `self::EAGAIN`) does not change where
+//! `p` starts. A `p` that
 //! differs from that default is an override: set on a quiet site it is errtrace's `+p` (print,
 //! rate limited), cleared on a printing site it is `-p` (silent, still counted and recorded).
 //! Setting `p` back to the default ends the override. `m`, `f`, `s`, `l`, `t` are the prefixes of
@@ -277,6 +278,7 @@ mod tests {
     #[allow(unsafe_code)]
     #[test]
     fn kernel_flags_on_a_descriptor_reach_the_site() {
+        use crate::code::{EAGAIN, EIO};
         use crate::err;
         use flags::*;
         let relaxed = Ordering::Relaxed;

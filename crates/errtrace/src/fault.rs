@@ -134,7 +134,7 @@ fn injected(site: &'static Site, e: &Error) {
 #[macro_export]
 macro_rules! fail_point {
     ($name:literal) => {
-        $crate::fail_point!($name, EIO)
+        $crate::fail_point!($name, $crate::code::EIO)
     };
     ($name:literal, $code:expr) => {{
         $crate::__site!(
@@ -468,7 +468,7 @@ pub struct Outcome<R> {
 /// # Examples
 ///
 /// ```
-/// use errtrace::{fail_point, fault, ResultExt};
+/// use errtrace::{code::{ENODEV, ENOMEM}, fail_point, fault, ResultExt};
 ///
 /// fn open() -> errtrace::Result<u32> { fail_point!("open_dev", ENODEV); Ok(1) }
 /// fn map() -> errtrace::Result<u32> { fail_point!("map_regs", ENOMEM); Ok(2) }

@@ -312,6 +312,19 @@ pub mod __private {
     pub use crate::policy::classes::quiet_by_name;
     pub use crate::site::{function_path, Site, SiteKind};
 
+    /// The code of a macro's `CODE` argument, from its `to_errno()`: errtrace's
+    /// [`Code`](crate::code::Code), or any value with a `to_errno()` in the kernel's negative
+    /// convention, such as `kernel::error::code::EINVAL` that the kernel prelude brings into
+    /// scope. A value that is not an errno (0, beyond 4095) becomes `EINVAL`, as the kernel's
+    /// `Error::from_errno` does.
+    #[inline(always)]
+    pub const fn code_from_errno(errno: i32) -> crate::code::Code {
+        match crate::code::Code::from_errno(errno) {
+            Ok(c) => c,
+            Err(_) => crate::code::EINVAL,
+        }
+    }
+
     /// All static sites of the program, collected at link time.
     #[cfg(feature = "registry")]
     #[linkme::distributed_slice]

@@ -300,6 +300,7 @@ impl Error {
     /// # Examples
     ///
     /// ```
+    /// use errtrace::code::EBUSY;
     /// let e = errtrace::err!(EBUSY);
     /// e.ignore("the device is polled again on the next tick");
     /// ```

@@ -9,18 +9,21 @@
 /// err!(POLICY, CODE[, "format", args…])
 /// ```
 ///
-/// `CODE` is a code name (`EIO`, resolved in [`errtrace::code`](crate::code)) or any expression
-/// of type [`Code`](crate::code::Code). A bare name is looked up in `errtrace::code` before your
-/// module's names (the macro brings the codes into scope around `CODE`; local variables still
-/// come first), so `err!(EIO)` needs no import, and an import of `errtrace::code::EIO` used only
-/// by `err!` is reported unused: leave it out. To pass a constant of your own that has an errno's
-/// name, write its path (`err!(self::EIO)`). `POLICY` is one of `always`, `once`, `quiet`, `debug`,
+/// `CODE` is an expression evaluated where you write it: a code name is resolved in your scope
+/// like any other name, so import it (`use errtrace::code::EIO;` or `use errtrace::code::*;`),
+/// and a constant of your own named `EIO` is yours. It is a [`Code`](crate::code::Code) or any
+/// value with a `to_errno()` method in the kernel's negative convention: in kernel code the
+/// prelude's `EINVAL` (a `kernel::error::Error`) works as it is (a value outside `1..=4095`
+/// becomes `EINVAL`). A bare name that is one of errtrace's code names also gives the site its
+/// build-time quiet class, for the dynamic_debug descriptor's starting flags.
+/// `POLICY` is one of `always`, `once`, `quiet`, `debug`,
 /// `ratelimit(BURST, INTERVAL_MS)`; without it the code's default class applies
 /// ([`policy`](crate::policy)).
 ///
 /// # Examples
 ///
 /// ```
+/// use errtrace::code::{EAGAIN, EIO};
 /// use errtrace::err;
 ///
 /// fn read_reg(reg: u32) -> errtrace::Result<u32> {
@@ -74,7 +77,7 @@ macro_rules! err {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __err_impl {
-    // A bare name (`EAGAIN`) names errtrace's code: its build-time class is known here, for the
+    // A code written by its name (`EAGAIN`): its build-time class is known here, for the
     // dynamic_debug descriptor's starting `p`. Anything else is taken as a normal code.
     ([$($policy:tt)+]; $code:ident $($rest:tt)*) => {
         $crate::__err_site!(
@@ -131,16 +134,17 @@ macro_rules! __site {
     };
 }
 
-/// Resolves a code name in `errtrace::code`, or takes a `Code` expression.
+/// Takes the code as an expression evaluated where the user wrote it: a code name resolves in
+/// the caller's scope like any other name (the macro brings no names into the caller's
+/// expression). Any value with a `to_errno()` is accepted: errtrace's `Code` (a `const fn`, so
+/// this stays usable in a static) and the kernel's `Error`, whose codes the kernel prelude
+/// brings into scope.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __code {
-    ($code:expr) => {{
-        #[allow(unused_imports)]
-        use $crate::code::*;
-        let c: $crate::code::Code = $code;
-        c
-    }};
+    ($code:expr) => {
+        $crate::__private::code_from_errno(($code).to_errno())
+    };
 }
 
 /// Adds the static `$item` (of type `$ty`) to the link-time registry `$slice` (of

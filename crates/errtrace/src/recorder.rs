@@ -502,6 +502,7 @@ pub fn unrecorded() -> u32 {
 /// # Examples
 ///
 /// ```
+/// use errtrace::code::EIO;
 /// let e = errtrace::err!(EIO);
 /// let mut out = String::new();
 /// errtrace::recorder::dump(&mut out).unwrap();

@@ -330,6 +330,7 @@ impl Sink for DefmtSink {
 /// # Examples
 ///
 /// ```
+/// use errtrace::code::EIO;
 /// use errtrace::sink::Capture;
 /// static CAPTURE: Capture = Capture::new();
 /// let _ = errtrace::sink::set_sink(&CAPTURE);

@@ -4,6 +4,7 @@
 
 mod common;
 use common::Capture;
+use errtrace::code::{EIO, ENODEV};
 use errtrace::sink::RecordKind;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -1,7 +1,10 @@
 //! Runtime control end to end: listing, `+p` on quiet sites, `-p` on noisy ones, policy words,
 //! all-or-nothing inputs, standing queries for sites that appear later.
 
-use errtrace::control;
+use errtrace::{
+    code::{EAGAIN, EIO, ENOTUNIQ},
+    control,
+};
 mod common;
 use common::Capture;
 use errtrace::{err, Error, ResultExt};
@@ -28,6 +31,10 @@ fn line_for(func: &str) -> String {
 }
 
 mod bus {
+    #[cfg(feature = "registry")]
+    use errtrace::code::ENODEV;
+    use errtrace::code::{EAGAIN, EIO};
+
     pub fn quiet_poll() -> errtrace::Result {
         Err(errtrace::err!(EAGAIN, "bus busy"))
     }

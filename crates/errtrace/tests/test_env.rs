@@ -3,6 +3,7 @@
 //! test binary: the variables must be set before the process's first error.)
 #![cfg(feature = "std")]
 
+use errtrace::code::{EAGAIN, EIO};
 use errtrace::sink::Capture;
 
 static CAPTURE: Capture = Capture::new();

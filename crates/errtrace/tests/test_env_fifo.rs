@@ -20,7 +20,7 @@ fn making_errors_never_reads_the_control_file() {
     std::env::set_var("ERRTRACE", "func nothing +p");
     std::thread::spawn(move || {
         for _ in 0..100 {
-            errtrace::err!(EIO).handled();
+            errtrace::err!(errtrace::code::EIO).handled();
             errtrace::Error::new(errtrace::code::ENODEV).handled();
         }
         tx.send(()).unwrap();

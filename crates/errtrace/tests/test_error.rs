@@ -119,6 +119,8 @@ fn io_error_conversions() {
 }
 
 mod bus {
+    use errtrace::code::EIO;
+
     pub fn read_reg() -> errtrace::Error {
         errtrace::err!(EIO)
     }

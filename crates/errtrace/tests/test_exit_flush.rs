@@ -3,6 +3,7 @@
 //! called `flush_suppressed()` or the site logged again, so a program that exited first lost it).
 #![cfg(feature = "std")]
 
+use errtrace::code::EIO;
 use std::process::Command;
 
 fn storm() {

@@ -1,7 +1,7 @@
 //! Fault injection: kernel semantics (probability, interval, times), injected errors are ordinary
 //! errors with their origin at the fail point, and the exercise helper.
 
-use errtrace::code::EIO;
+use errtrace::code::{EIO, ENOMEM};
 use errtrace::{control, fail_point, fault, ResultExt};
 use std::sync::Mutex;
 

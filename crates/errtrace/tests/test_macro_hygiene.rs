@@ -6,6 +6,7 @@
 
 mod common;
 use common::Capture;
+use errtrace::code::EIO;
 
 macro_rules! format_args {
     ($($t:tt)*) => {
@@ -55,27 +56,80 @@ mod names {
     /// A constant of the user's own with an errno's name (and another value).
     pub const ENODEV: errtrace::code::Code = errtrace::code::EPERM;
 }
-use names::ENODEV as MY_ENODEV;
 
-/// How `err!` reads a code name, as documented: a bare name is errtrace's code, a path or any
-/// other expression is evaluated as written, local variables come first.
-#[test]
-fn code_names_resolve_as_documented() {
-    let e = errtrace::err!(ENODEV);
-    assert_eq!(e.code(), errtrace::code::ENODEV);
-    e.handled();
-    let e = errtrace::err!(names::ENODEV);
-    assert_eq!(
-        e.code(),
-        errtrace::code::EPERM,
-        "a path is the user's constant"
-    );
-    e.handled();
-    let e = errtrace::err!(MY_ENODEV);
-    assert_eq!(e.code(), errtrace::code::EPERM);
-    e.handled();
-    let code = errtrace::code::EBUSY;
-    let e = errtrace::err!(code);
-    assert_eq!(e.code(), errtrace::code::EBUSY, "a local variable");
-    e.handled();
+/// The code is an expression resolved where the user writes it (issue 12, item 4): the user's own
+/// constant named like an errno is the user's, not shadowed by errtrace's; an import of
+/// errtrace's code is what `err!` uses (this file denies unused imports, so an import that the
+/// macro bypassed would fail the build); local variables and paths work as anywhere else.
+mod resolution {
+    #![deny(unused_imports)]
+    use errtrace::code::{EBUSY, EIO};
+
+    const ENODEV: errtrace::code::Code = super::names::ENODEV;
+
+    #[test]
+    fn the_users_constant_is_not_shadowed() {
+        let e = errtrace::err!(ENODEV);
+        assert_eq!(e.code(), errtrace::code::EPERM, "the user's const ENODEV");
+        e.handled();
+        let e = errtrace::err!(once, ENODEV, "with a message");
+        assert_eq!(e.code(), errtrace::code::EPERM);
+        e.handled();
+    }
+
+    #[test]
+    fn an_imported_code_is_used() {
+        let e = errtrace::err!(EIO);
+        assert_eq!(e.code(), errtrace::code::EIO);
+        e.handled();
+    }
+
+    #[test]
+    fn paths_and_locals_are_expressions() {
+        let e = errtrace::err!(errtrace::code::ENOENT);
+        assert_eq!(e.code(), errtrace::code::ENOENT);
+        e.handled();
+        let e = errtrace::err!(super::names::ENODEV);
+        assert_eq!(e.code(), errtrace::code::EPERM);
+        e.handled();
+        let code = EBUSY;
+        let e = errtrace::err!(code);
+        assert_eq!(e.code(), errtrace::code::EBUSY, "a local variable");
+        e.handled();
+    }
+}
+
+/// A stand-in for the kernel crate: its prelude brings its own codes into scope (a
+/// `kernel::error::Error` with `to_errno()`), which kernel code returns as `Err(EINVAL)`.
+mod kernel {
+    #[derive(Clone, Copy)]
+    pub struct Error(i32);
+    impl Error {
+        pub fn to_errno(self) -> i32 {
+            self.0
+        }
+    }
+    pub mod prelude {
+        pub const EINVAL: super::Error = super::Error(-22);
+        pub const EBUSY: super::Error = super::Error(-16);
+        pub const BOGUS: super::Error = super::Error(-5000);
+    }
+}
+
+/// In kernel code, `err!` takes the kernel prelude's codes as they are: the same errno.
+mod kernel_code {
+    use super::kernel::prelude::*;
+
+    #[test]
+    fn the_kernel_preludes_codes_are_accepted() {
+        let e = errtrace::err!(EINVAL, "bad argument");
+        assert_eq!(e.code(), errtrace::code::EINVAL);
+        e.handled();
+        let e = errtrace::err!(quiet, EBUSY);
+        assert_eq!(e.code(), errtrace::code::EBUSY);
+        e.handled();
+        let e = errtrace::err!(BOGUS);
+        assert_eq!(e.code(), errtrace::code::EINVAL, "not an errno: EINVAL");
+        e.handled();
+    }
 }

@@ -1,7 +1,7 @@
 //! Who logs and how often, with a fake clock: burst, window reset, suppressed counts, once,
 //! quiet-but-recorded, and no double logging across a 10-deep chain.
 
-use errtrace::code::{EAGAIN, EIO, ENOMEM, EPROBE_DEFER};
+use errtrace::code::{EAGAIN, EIO, ENOLINK, ENOMEM, EPROBE_DEFER, ETIMEDOUT};
 use errtrace::policy::{self, Policy};
 mod common;
 use common::Capture;

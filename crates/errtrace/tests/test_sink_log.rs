@@ -2,7 +2,10 @@
 //! Run with `--features log`.
 #![cfg(feature = "log")]
 
-use errtrace::err;
+use errtrace::{
+    code::{EIO, ENODEV},
+    err,
+};
 #[path = "common/kinds.rs"]
 mod kinds;
 use std::sync::Mutex;

@@ -2,7 +2,7 @@
 //! Run with `--features tracing`.
 #![cfg(feature = "tracing")]
 
-use errtrace::{err, ResultExt};
+use errtrace::{code::EIO, err, ResultExt};
 #[path = "common/kinds.rs"]
 mod kinds;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! `#[errtrace::trace]`: a hop at every `?` of the function's own body.
 #![cfg(feature = "macros")]
 
-use errtrace::{err, Error};
+use errtrace::{code::EIO, err, Error};
 
 fn leaf() -> errtrace::Result<u32> {
     Err(err!(EIO))

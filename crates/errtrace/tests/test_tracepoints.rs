@@ -6,7 +6,7 @@
 //! One test in this binary: the tracer and its enabled bits are global to the process.
 #![cfg(feature = "tracepoints")]
 
-use errtrace::code::ENODEV;
+use errtrace::code::{EIO, ENODEV};
 use errtrace::probe::{set_enabled, set_tracer, ErrorEvent, Event, HopEvent, Tracer};
 use errtrace::{err, Result, ResultExt};
 use std::sync::Mutex;

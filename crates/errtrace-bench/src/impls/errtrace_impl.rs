@@ -5,7 +5,10 @@
 
 use core::fmt::Write as _;
 use core::hint::black_box;
-use errtrace::{err, Error, ResultExt};
+use errtrace::{
+    code::{EAGAIN, EIO, ENOMEM},
+    err, Error, ResultExt,
+};
 
 type R = errtrace::Result<u64>;
 

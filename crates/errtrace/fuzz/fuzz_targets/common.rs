@@ -29,6 +29,8 @@ impl Sink for NullSink {
 static SINK: NullSink = NullSink;
 
 mod sites {
+    use errtrace::code::{EAGAIN, EIO, ENODEV, ENOMEM};
+
     pub fn quiet_poll() -> errtrace::Result {
         Err(errtrace::err!(EAGAIN, "bus busy"))
     }
