@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
 use crate::logging::Names;
-use crate::model::{Callee, CheckKind, FileSummary, How, Site, Target};
+use crate::model::{Boundary, Callee, CheckKind, FileSummary, How, Site, Target};
 use crate::resolve::{FnId, Index, Resolution};
 
 /// The output of the analysis: findings (suppressions applied) and how many were suppressed.
@@ -41,6 +41,13 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         .map(|f| f.crate_root.as_str())
         .collect();
 
+    // `extern "C"` functions a crate stores in a `file_operations` member: user-space entries.
+    let user_entries: HashSet<(&str, &str)> = files
+        .iter()
+        .flat_map(|f| f.user_entries.iter().map(|e| (f.crate_root.as_str(), e.as_str())))
+        .collect();
+    let mut kinds: Vec<Option<Boundary>> = vec![None; n];
+
     let mut edges: Vec<Vec<(FnId, u32)>> = vec![Vec::new(); n];
     let mut origins: Vec<Vec<Origin>> = (0..n).map(|_| Vec::new()).collect();
     let mut boundaries: Vec<FnId> = Vec::new();
@@ -50,7 +57,12 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
             continue;
         };
         let returns_result = index.is_result(&func.ret);
-        if func.boundary.is_some() {
+        if let Some(kind) = func.boundary {
+            let registered = kind == Boundary::Exported
+                && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
+            if let Some(k) = kinds.get_mut(id as usize) {
+                *k = Some(if registered { Boundary::FileOp } else { kind });
+            }
             boundaries.push(id);
         }
         for (si, site) in func.sites.iter().enumerate() {
@@ -253,7 +265,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         queue.push_back(b);
         while let Some(f) = queue.pop_front() {
             for o in origins.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(finding) = chain_finding(&index, &parent, b, f, o) {
+                if let Some(finding) = chain_finding(&index, &kinds, &parent, b, f, o) {
                     findings.push(finding);
                 }
             }
@@ -279,7 +291,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
 
 /// One silent-chain finding per origin: the one with the shortest chain (its nearest boundary;
 /// a driver's callback before the subsystem adapter that calls it), naming the other
-/// boundaries it reaches in `also_reaches`. One unlogged origin is one thing to fix.
+/// boundaries it reaches in `also_reaches`. One unlogged origin is one thing to fix. A boundary
+/// where nothing reaches user space comes before an entry from user space, whatever the length:
+/// an errno that is also a system call's result is still lost on the other way.
 fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
     // Groups in order of first appearance; other findings keep their places.
     let mut slots: Vec<Vec<Finding>> = Vec::new();
@@ -305,7 +319,10 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
     slots
         .into_iter()
         .filter_map(|mut group| {
-            let nearest = (0..group.len()).min_by_key(|&i| group[i].chain.len())?;
+            let nearest = (0..group.len()).min_by_key(|&i| {
+                let to_user = group[i].boundary.as_ref().is_some_and(|b| b.user_space);
+                (to_user, group[i].chain.len())
+            })?;
             let mut kept = group.swap_remove(nearest);
             for other in group {
                 if let Some(b) = other.boundary {
@@ -362,6 +379,7 @@ fn made_text(site: &Site) -> String {
 
 fn chain_finding(
     index: &Index<'_>,
+    kinds: &[Option<Boundary>],
     parent: &[(FnId, u32)],
     boundary: FnId,
     at: FnId,
@@ -394,7 +412,7 @@ fn chain_finding(
         }
     }
     let bf = index.func(boundary)?;
-    let kind = bf.boundary?;
+    let kind = (*kinds.get(boundary as usize)?)?;
     let hops = chain.len() - 1;
     let message = if hops == 0 {
         format!(
@@ -424,6 +442,7 @@ fn chain_finding(
             function: bf.display.clone(),
             kind: kind.describe().to_string(),
             fate: kind.fate().to_string(),
+            user_space: kind == Boundary::FileOp,
         }),
         also_reaches: Vec::new(),
     })

@@ -52,6 +52,11 @@ struct AuditArgs {
     /// default (as `panics = true` in the config; `--deny panic` turns them on too).
     #[arg(long)]
     panics: bool,
+    /// Also list unlogged errors whose only boundary is an entry point from user space (file
+    /// operations: the errno is the system call's result), which are counted but not listed by
+    /// default (as `user_space = true` in the config).
+    #[arg(long)]
+    user_space: bool,
     /// Config file (default: errtrace-audit.toml at PATH, if present).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -147,6 +152,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(mut c) => {
             // Denying `panic` by name asks for them to be looked for.
             c.panics |= a.panics || a.deny.iter().any(|d| d == "panic");
+            c.user_space |= a.user_space;
             c
         }
         Err(e) => {

@@ -31,6 +31,11 @@ pub struct Config {
     /// invariant, and clippy's `unwrap_used`/`expect_used` already point at them. `--panics`
     /// turns it on too.
     pub panics: bool,
+    /// List silent chains whose only boundary is an entry point from user space (a file
+    /// operation: the errno is the system call's result, which the process sees). Off by
+    /// default: such an errno is the report the kernel's ABI gives, and most are about the
+    /// caller's own input. `--user-space` turns it on too.
+    pub user_space: bool,
 }
 
 /// Why a config could not be loaded.

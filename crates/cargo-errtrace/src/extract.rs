@@ -25,6 +25,7 @@ use crate::suppress::Suppressions;
 use std::collections::HashMap;
 
 mod inspect;
+mod ops;
 mod syntax;
 mod tokens;
 mod walk;
@@ -34,7 +35,18 @@ use syntax::*;
 
 /// File-operation style trait methods that are boundaries (in a trait impl whose trait name
 /// has `Operations`, `File` or `Misc` in it, or whose signature takes a `File`).
-const FILE_OPS: &[&str] = &["open", "ioctl", "compat_ioctl", "read", "write"];
+const FILE_OPS: &[&str] = &[
+    "open",
+    "ioctl",
+    "compat_ioctl",
+    "read",
+    "write",
+    "read_iter",
+    "write_iter",
+    "mmap",
+    "llseek",
+    "flush",
+];
 
 /// Traits whose `read`/`write` hand the error to the caller (std I/O): not boundaries.
 const IO_TRAITS: &[&str] = &[
@@ -61,10 +73,12 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
     let body = parse::strip_prelude(text);
     match parse::parse_file(body) {
         Ok(ast) => {
+            let user_entries = ops::user_entries(&ast);
             let mut w = Walker::new(names, config, file, out, body);
             w.fields = struct_fields(&ast);
             w.visit_file(&ast);
             out = w.out;
+            out.user_entries = user_entries;
         }
         Err(f) => {
             out.parse_error = Some(ParseError {
@@ -694,11 +708,16 @@ impl<'n, 't> Walker<'n, 't> {
             let c = c.trim();
             !c.is_empty() && !c.starts_with("errtrace-audit:")
         };
-        let before_ok = before
-            .map(str::trim)
-            .and_then(|l| l.strip_prefix("//"))
-            .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_explanation(c));
+        let after = lines.next();
+        let plain_comment = |l: Option<&str>| {
+            l.map(str::trim)
+                .and_then(|l| l.strip_prefix("//"))
+                .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_explanation(c))
+        };
         let trailing_ok = here.split_once("; //").is_some_and(|(_, c)| is_explanation(c));
-        before_ok || trailing_ok
+        // A comment right after a one-line statement explains it too (`let _ = f();` then
+        // `// Nothing to do: f fails only when …`).
+        let after_ok = here.trim_end().ends_with(';') && plain_comment(after);
+        plain_comment(before) || trailing_ok || after_ok
     }
 }

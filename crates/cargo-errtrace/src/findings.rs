@@ -90,6 +90,9 @@ pub struct BoundaryInfo {
     pub kind: String,
     /// What becomes of an unlogged error there (who prints what, if anyone).
     pub fate: String,
+    /// An entry point from user space: the errno is the system call's result. Such chains are
+    /// reported only when asked (`--user-space`).
+    pub user_space: bool,
 }
 
 /// A finding.
@@ -155,6 +158,9 @@ pub struct Summary {
     pub suppressed: u64,
     /// `let _ =` discards explained by a comment next to them: counted, not reported.
     pub acknowledged: u64,
+    /// Unlogged errors whose only boundary is an entry point from user space (the errno is the
+    /// system call's result): counted, listed only with `--user-space`.
+    pub returned_to_user: u64,
     /// Functions analysed.
     pub functions: u64,
     /// Boundary functions found.
@@ -179,6 +185,9 @@ pub struct Report {
     pub root: String,
     /// Whether `panic` findings were looked for (`--panics`, or `panics = true` in the config).
     pub panics_checked: bool,
+    /// Whether chains ending at an entry point from user space are listed (`--user-space`, or
+    /// `user_space = true` in the config).
+    pub user_space_listed: bool,
     /// Number of `.rs` files audited.
     pub files: u64,
     /// Totals.

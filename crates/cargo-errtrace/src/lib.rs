@@ -117,13 +117,7 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
         .iter()
         .map(|(rel, text)| extract::summarize(text, &memory_file(rel), &names, config))
         .collect();
-    build_report(
-        "<memory>".to_string(),
-        summaries,
-        Vec::new(),
-        &names,
-        config.panics,
-    )
+    build_report("<memory>".to_string(), summaries, Vec::new(), &names, config)
 }
 
 /// The largest file analysed. Real source files stay far below it; a generated one of tens of
@@ -263,8 +257,8 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     let t_summarize = t1.elapsed().as_secs_f64();
     let t2 = std::time::Instant::now();
     let root = opts.root.display().to_string();
-    let panics = opts.config.panics;
-    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names, panics));
+    let config = &opts.config;
+    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names, config));
     report.skipped = skipped
         .into_iter()
         .map(|(file, message)| findings::IoError { file, message })
@@ -282,13 +276,19 @@ fn build_report(
     mut summaries: Vec<model::FileSummary>,
     io_errors: Vec<findings::IoError>,
     names: &logging::Names,
-    panics: bool,
+    config: &Config,
 ) -> Report {
     testonly::drop_test_files(&mut summaries);
     let analysis = chain::analyse(&summaries, names);
     let mut findings = analysis.findings;
+    let panics = config.panics;
     if !panics {
         findings.retain(|f| f.kind != findings::Kind::Panic);
+    }
+    let to_user = |f: &findings::Finding| f.boundary.as_ref().is_some_and(|b| b.user_space);
+    let returned_to_user = findings.iter().filter(|f| to_user(f)).count() as u64;
+    if !config.user_space {
+        findings.retain(|f| !to_user(f));
     }
     findings.sort_by(|a, b| {
         (
@@ -309,6 +309,7 @@ fn build_report(
     let mut summary = findings::Summary {
         suppressed: analysis.suppressed,
         acknowledged: analysis.acknowledged,
+        returned_to_user,
         functions: analysis.functions,
         boundaries: analysis.boundaries,
         ..Default::default()
@@ -333,6 +334,7 @@ fn build_report(
         version: SCHEMA_VERSION,
         root,
         panics_checked: panics,
+        user_space_listed: config.user_space,
         files: summaries.len() as u64 + io_errors.len() as u64,
         summary,
         findings,

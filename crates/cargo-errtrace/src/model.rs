@@ -45,7 +45,9 @@ pub enum Boundary {
     Main,
     /// `extern "…" fn` with a body, `#[no_mangle]` or `#[export_name]`.
     Exported,
-    /// `open`/`ioctl`/`compat_ioctl`/`read`/`write` in a trait impl (file operations).
+    /// An entry point from user space: `open`/`ioctl`/`read`/`write`/`mmap`… in a file
+    /// operations trait impl, or an `extern "C"` function stored in such a member of a
+    /// `file_operations`/`proc_ops` table. Its errno is the system call's result.
     FileOp,
     /// Any other method of a kernel driver trait impl (`impl phy::Driver for …`,
     /// `impl cpufreq::Driver for …`): the subsystem's C code calls it through an adapter.
@@ -82,7 +84,10 @@ impl Boundary {
                 "the standard library prints only the error's Debug form, not where it came from"
             }
             Boundary::Exported => "its caller is not Rust and gets only the value; nobody prints the error",
-            Boundary::FileOp => "user space gets only the errno; nobody prints the error",
+            Boundary::FileOp => {
+                "the errno is the system call's result, seen by the process that made it; \
+                 nothing is printed"
+            }
             Boundary::DriverCallback => {
                 "the subsystem's C code gets only the errno; it prints nothing for most callbacks"
             }
@@ -286,6 +291,10 @@ pub struct FileSummary {
     pub suppressions: Suppressions,
     /// The file's top-level `mod name;` items (modules in other files).
     pub mod_items: Vec<ModItem>,
+    /// Functions the file stores in an operations table as entry points from user space
+    /// (`unlocked_ioctl: Some(my_ioctl)` in a `file_operations`): their errno is a system call's
+    /// result.
+    pub user_entries: std::collections::BTreeSet<String>,
 }
 
 /// A `mod name;` item: the module's body is in another file.

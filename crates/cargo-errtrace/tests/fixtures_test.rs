@@ -18,6 +18,7 @@ const EXPECTED: &[Row] = &[
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
     ("c_shim.rs", 1, 0, 0, 0, 0, 1, 1),
+    ("user_space_entry.rs", 2, 0, 0, 0, 0, 3, 0),
     ("driver_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
@@ -137,13 +138,47 @@ fn panic_findings_are_off_by_default() {
     assert!(on.panics_checked);
 }
 
-/// Two of the three discards in `discarded_acknowledged.rs` are explained by a comment (issue
+/// Three of the four discards in `discarded_acknowledged.rs` are explained by a comment (issue
 /// 15, item 3: such a `let _ =` was a plain finding).
 #[test]
 fn explained_discards_are_acknowledged() {
     let r = common::audit_fixture("discarded_acknowledged.rs");
-    assert_eq!(r.summary.acknowledged, 2);
+    assert_eq!(r.summary.acknowledged, 3);
     assert_eq!(r.count(Kind::Discarded), 1);
+}
+
+/// An errno that leaves through an entry point from user space (a `file_operations` member) is
+/// the system call's result: counted, listed only with `user_space` (issue 15, item 2: binder's
+/// 27 chains of user input and permission errnos to its ioctl/mmap/open). `release` is not such
+/// an entry, and an origin that also reaches module init is reported there.
+#[test]
+fn errnos_returned_to_user_space_are_counted_apart() {
+    let r = common::audit_fixture("user_space_entry.rs");
+    assert_eq!(r.summary.returned_to_user, 1, "{:#?}", r.findings);
+    assert!(!r.user_space_listed);
+    let at = |r: &errtrace_audit::Report, line: u32| {
+        r.findings
+            .iter()
+            .find(|f| f.line == line)
+            .map(|f| f.boundary.clone().unwrap())
+    };
+    assert_eq!(at(&r, 8), None, "EINVAL for the caller's cmd is not listed");
+    let setup = at(&r, 14).unwrap();
+    assert_eq!(setup.kind, "module init");
+    assert!(!setup.user_space);
+    let release = at(&r, 31).unwrap();
+    assert_eq!(release.kind, "exported extern function");
+
+    let config = errtrace_audit::Config {
+        user_space: true,
+        ..Default::default()
+    };
+    let listed = common::audit_with(&common::fixtures().join("user_space_entry.rs"), config);
+    assert!(listed.user_space_listed);
+    let ioctl = at(&listed, 8).unwrap();
+    assert_eq!(ioctl.kind, "file operation");
+    assert!(ioctl.user_space);
+    assert!(ioctl.fate.contains("system call's result"), "{}", ioctl.fate);
 }
 
 /// A chain from an error made in the source names its errno when the source does (issue 15,

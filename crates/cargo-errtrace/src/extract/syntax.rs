@@ -277,8 +277,16 @@ pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
             }
             match ts.elems.first() {
                 // `Err(ERANGE)`: a constant (by the naming convention), so a pattern that
-                // handles one error, not a binding of every error.
-                Some(Pat::Ident(i)) if i.subpat.is_none() && is_const_name(&i.ident.to_string()) => None,
+                // handles one error, not a binding of every error. `Err(CouldNotDeliver)`: a
+                // unit struct or an imported variant (a binding is snake_case; rustc warns
+                // otherwise), the same.
+                Some(Pat::Ident(i))
+                    if i.subpat.is_none()
+                        && (is_const_name(&i.ident.to_string())
+                            || i.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) =>
+                {
+                    None
+                }
                 // `Err(code::ERANGE)`, `Err(Errno::Again)`: a path is a constant too.
                 Some(Pat::Path(_)) => None,
                 Some(Pat::Ident(i)) if i.subpat.is_none() => {

@@ -233,9 +233,14 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     } else {
         "panic not checked (--panics)".to_string()
     };
+    let user = if report.user_space_listed {
+        format!("{} returned to user space (listed)", s.returned_to_user)
+    } else {
+        format!("{} returned to user space (--user-space)", s.returned_to_user)
+    };
     let _ = writeln!(
         out,
-        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged",
+        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged; {user}",
         s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed, s.acknowledged
     );
     out

@@ -1,0 +1,153 @@
+//! Functions registered in an operations table as entry points from user space.
+//!
+//! A driver that fills a `bindings::file_operations` (or `proc_ops`) by hand registers
+//! `extern "C"` functions the VFS calls on a system call: the errno such a function returns is
+//! the system call's result, seen by the process that asked. They are found by the field they
+//! are stored in (`unlocked_ioctl: Some(rust_binder_ioctl)`); `release` is not one of them (the
+//! VFS ignores its value).
+
+use std::collections::BTreeSet;
+use syn::visit::Visit;
+
+/// `file_operations` and `proc_ops` members whose return value is a system call's result.
+const USER_FIELDS: &[&str] = &[
+    "open",
+    "read",
+    "write",
+    "read_iter",
+    "write_iter",
+    "unlocked_ioctl",
+    "compat_ioctl",
+    "mmap",
+    "llseek",
+    "flush",
+    "fsync",
+    "fasync",
+    "fallocate",
+    "lock",
+    "flock",
+    "splice_read",
+    "splice_write",
+    "uring_cmd",
+    "copy_file_range",
+    "remap_file_range",
+    "proc_open",
+    "proc_read",
+    "proc_read_iter",
+    "proc_write",
+    "proc_lseek",
+    "proc_ioctl",
+    "proc_compat_ioctl",
+    "proc_mmap",
+];
+
+/// The operations tables whose members are read: the struct literal's type name.
+const TABLES: &[&str] = &["file_operations", "proc_ops"];
+
+/// Deeper expressions are not looked into (a table is a shallow literal; this bounds the
+/// recursion on adversarial input).
+const MAX_DEPTH: u32 = 48;
+
+/// The names of the functions a file stores in user-space entry fields of an operations table.
+pub(super) fn user_entries(file: &syn::File) -> BTreeSet<String> {
+    struct Collect {
+        found: BTreeSet<String>,
+        depth: u32,
+    }
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.depth >= MAX_DEPTH {
+                return;
+            }
+            self.depth += 1;
+            if let syn::Expr::Struct(s) = e {
+                let table = s
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|seg| TABLES.contains(&seg.ident.to_string().as_str()));
+                if table {
+                    for field in &s.fields {
+                        let syn::Member::Named(name) = &field.member else {
+                            continue;
+                        };
+                        if USER_FIELDS.contains(&name.to_string().as_str()) {
+                            if let Some(f) = stored_fn(&field.expr) {
+                                self.found.insert(f);
+                            }
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_expr(self, e);
+            self.depth -= 1;
+        }
+        // Function bodies are the walker's; tables live in statics and consts (or in a
+        // function that builds one, visited all the same).
+    }
+    let mut c = Collect {
+        found: BTreeSet::new(),
+        depth: 0,
+    };
+    c.visit_file(file);
+    c.found
+}
+
+/// `Some(f)`, `Some(path::f)`, `f`, `path::f`, `f as _`: the function's name.
+fn stored_fn(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Expr::Call(c) => {
+            let is_some = matches!(&*c.func, syn::Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "Some"));
+            match (is_some, c.args.first()) {
+                (true, Some(arg)) if c.args.len() == 1 => stored_fn(arg),
+                _ => None,
+            }
+        }
+        syn::Expr::Cast(c) => stored_fn(&c.expr),
+        syn::Expr::Paren(p) => stored_fn(&p.expr),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_user_space_members_of_a_table() {
+        let f: syn::File = syn::parse_str(
+            r#"
+            pub static FOPS: AssertSync<kernel::bindings::file_operations> = {
+                let ops = kernel::bindings::file_operations {
+                    owner: THIS_MODULE.as_ptr(),
+                    poll: Some(my_poll),
+                    unlocked_ioctl: Some(my_ioctl),
+                    compat_ioctl: Some(bindings::compat_ptr_ioctl),
+                    mmap: Some(my_mmap as _),
+                    open: Some(my_open),
+                    release: Some(my_release),
+                    flush: Some(self::my_flush),
+                    ..unsafe { MaybeUninit::zeroed().assume_init() }
+                };
+                AssertSync(ops)
+            };
+            const P: proc_ops = proc_ops { proc_read: Some(p_read), proc_release: Some(p_rel) };
+            "#,
+        )
+        .unwrap();
+        let got: Vec<String> = user_entries(&f).into_iter().collect();
+        assert_eq!(
+            got,
+            [
+                "compat_ptr_ioctl",
+                "my_flush",
+                "my_ioctl",
+                "my_mmap",
+                "my_open",
+                "p_read"
+            ]
+        );
+    }
+}
