@@ -47,6 +47,15 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         .flat_map(|f| f.user_entries.iter().map(|e| (f.crate_root.as_str(), e.as_str())))
         .collect();
     let mut kinds: Vec<Option<Boundary>> = vec![None; n];
+    // Crates written against the kernel crate: there an `Option` made from a `Result` with
+    // `.ok()` drops an errno (elsewhere it is the everyday conversion, `s.parse().ok()`).
+    let kernel_crates: HashSet<&str> = files
+        .iter()
+        .filter(|f| f.uses_kernel)
+        .map(|f| f.crate_root.as_str())
+        .collect();
+
+    let explained = explained_discards(&index);
 
     let mut edges: Vec<Vec<(FnId, u32)>> = vec![Vec::new(); n];
     let mut origins: Vec<Vec<Origin>> = (0..n).map(|_| Vec::new()).collect();
@@ -76,6 +85,12 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     // return Err(EINVAL)`), not about one a call returns after it: flow, not
                     // presence (a `dev_info!` at the top of a probe logs none of its `?`s).
                     if site.attached || site.before && matches!(site.target, Target::Made) {
+                        continue;
+                    }
+                    // An allocation's failure: the allocator warned (the kernel's rule, which
+                    // checkpatch enforces as "unnecessary out of memory message"), whether the
+                    // source says `ENOMEM` or checks a C allocator's null.
+                    if site.allocation || site.errno.as_deref() == Some("ENOMEM") {
                         continue;
                     }
                     let what = match &site.target {
@@ -175,16 +190,36 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                         _ => continue,
                     }
                 }
-                CheckKind::UnwrapOr { method, callee } => match index.resolve(callee, id) {
-                    Resolution::Resolved(t) if index.returns_result(t) => (
-                        Kind::Swallowed,
-                        format!(
-                            "`.{method}(…)` replaces the error of in-tree `{}` without logging it",
-                            index.func(t).map(|f| f.display.as_str()).unwrap_or("")
-                        ),
-                    ),
-                    _ => continue,
-                },
+                CheckKind::UnwrapOr { method, .. }
+                    if method == "ok" && !kernel_crates.contains(file.crate_root.as_str()) =>
+                {
+                    continue
+                }
+                CheckKind::UnwrapOr { method, callee } => {
+                    // The failing function: resolved, or any of several of that name in the
+                    // crate when every one returns `Result` (`alloc.reserve_existing(…)` on a
+                    // range allocator with an array and a tree implementation).
+                    let what = match index.resolve(callee, id) {
+                        Resolution::Resolved(t) if index.returns_result(t) => {
+                            index.func(t).map(|f| f.display.clone()).unwrap_or_default()
+                        }
+                        Resolution::Ambiguous(_) | Resolution::Many(_) => {
+                            match index.all_in_crate_return_result(callee.name(), id) {
+                                Some(c) if c.len() > 1 => {
+                                    format!("{} (any of {} in-tree functions)", callee.display(), c.len())
+                                }
+                                _ => continue,
+                            }
+                        }
+                        _ => continue,
+                    };
+                    let message = if method == "ok" {
+                        format!("`.ok()` turns the error of in-tree `{what}` into `None` without logging it")
+                    } else {
+                        format!("`.{method}(…)` replaces the error of in-tree `{what}` without logging it")
+                    };
+                    (Kind::Swallowed, message)
+                }
                 CheckKind::Unwrap { method, callee } => match index.resolve(callee, id) {
                     Resolution::Resolved(t) if index.returns_result(t) => (
                         Kind::Panic,
@@ -216,15 +251,16 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 suppressed += 1;
                 continue;
             }
-            if matches!(
-                check.kind,
-                CheckKind::Discard {
-                    acknowledged: true,
-                    ..
+            if let CheckKind::Discard {
+                acknowledged: explained_here,
+                callee,
+                ..
+            } = &check.kind
+            {
+                if *explained_here || explained.contains(&(file.crate_root.as_str(), callee.name())) {
+                    acknowledged += 1;
+                    continue;
                 }
-            ) {
-                acknowledged += 1;
-                continue;
             }
             findings.push(Finding {
                 kind,
@@ -335,6 +371,59 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
             Some(kept)
         })
         .collect()
+}
+
+/// The functions whose discarded result the crate explains: a comment next to one `let _ =
+/// f(…)` says why `f` may fail unheeded (Rust binder: "`push_work` may fail if the process is
+/// dead, but that's ok"), which holds for every discard of `f` in that crate, and for every
+/// function whose errors are only `f`'s passed on (`push_work_if_looper` ends in
+/// `self.process.push_work(work)`). By (crate root, name).
+fn explained_discards<'a>(index: &Index<'a>) -> HashSet<(&'a str, &'a str)> {
+    let mut explained: HashSet<(&'a str, &'a str)> = HashSet::new();
+    for id in 0..index.fns.len() as FnId {
+        let (Some(func), Some(file)) = (index.func(id), index.file_of(id)) else {
+            continue;
+        };
+        for check in &func.checks {
+            if let CheckKind::Discard {
+                acknowledged: true,
+                callee,
+                ..
+            } = &check.kind
+            {
+                explained.insert((file.crate_root.as_str(), callee.name()));
+            }
+        }
+    }
+    if explained.is_empty() {
+        return explained;
+    }
+    // Pass-through functions, to a fixed point (each round adds at least one name).
+    loop {
+        let mut added = false;
+        for id in 0..index.fns.len() as FnId {
+            let (Some(func), Some(file)) = (index.func(id), index.file_of(id)) else {
+                continue;
+            };
+            let key = (file.crate_root.as_str(), func.name.as_str());
+            if explained.contains(&key) || !index.returns_result(id) {
+                continue;
+            }
+            let exits: Vec<&Site> = func.sites.iter().filter(|s| !s.in_closure).collect();
+            let passes_on = !exits.is_empty()
+                && exits.iter().all(|s| match &s.target {
+                    Target::Call(c) => explained.contains(&(key.0, c.name())),
+                    _ => false,
+                });
+            if passes_on {
+                explained.insert(key);
+                added = true;
+            }
+        }
+        if !added {
+            return explained;
+        }
+    }
 }
 
 /// Does the called function report its own failure (an allocation)? By the name as written

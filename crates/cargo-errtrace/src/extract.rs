@@ -131,6 +131,13 @@ struct Walker<'n, 't> {
     fields: HashMap<String, Vec<(String, String)>>,
     /// Inside closures whose `?` is an `Option`'s (`find_map(|x| …)`).
     option_closures: u32,
+    /// The `.ok()` of the statement `f().ok();` being visited (a discard, not a swallow).
+    statement_ok: Option<Pos>,
+    /// Locals of the current function bound to the result of an allocating call
+    /// (`let p = unsafe { bindings::kzalloc(…) }`).
+    alloc_locals: Vec<String>,
+    /// Inside `if p.is_null() { … }` for such a local.
+    alloc_null_depth: u32,
     out: FileSummary,
 }
 
@@ -169,6 +176,9 @@ impl<'n, 't> Walker<'n, 't> {
             params: Vec::new(),
             fields: HashMap::new(),
             option_closures: 0,
+            statement_ok: None,
+            alloc_locals: Vec::new(),
+            alloc_null_depth: 0,
             out,
         }
     }
@@ -391,6 +401,7 @@ impl<'n, 't> Walker<'n, 't> {
             return;
         }
         let before = self.before_flag();
+        let allocation = self.alloc_null_depth > 0;
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {
@@ -407,6 +418,7 @@ impl<'n, 't> Walker<'n, 't> {
                 before,
                 in_closure,
                 errno: None,
+                allocation,
             });
         }
     }
@@ -485,6 +497,7 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn push_site_with_before(&mut self, pos: Pos, how: How, target: Target, attached: bool, before: bool) {
+        let allocation = self.alloc_null_depth > 0;
         if let Some(ctx) = self.active_fn() {
             if ctx.closure_depth > 0 && how != How::Try {
                 return;
@@ -500,6 +513,7 @@ impl<'n, 't> Walker<'n, 't> {
                 before,
                 in_closure: false,
                 errno: None,
+                allocation,
             });
         }
     }
@@ -592,6 +606,7 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {
+        self.alloc_locals.clear();
         let test = is_test_attr(attrs);
         if test {
             self.test_depth += 1;

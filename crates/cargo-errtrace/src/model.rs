@@ -173,6 +173,10 @@ pub struct Site {
     /// For an error made here: its errno when the source names it (`Err(EINVAL)`,
     /// `Err(code::ENODEV)`, `err!(EIO, …)`).
     pub errno: Option<String>,
+    /// Made in the branch that handles a null returned by an allocating C function (`let p =
+    /// unsafe { bindings::shrinker_alloc(…) }; if p.is_null() { return Err(…) }`): the
+    /// allocator has already warned.
+    pub allocation: bool,
 }
 
 /// A candidate finding that needs the whole-tree index to decide (does the callee return
@@ -198,9 +202,9 @@ pub enum CheckKind {
         /// discard, counted apart rather than reported.
         acknowledged: bool,
     },
-    /// `.unwrap_or(…)` and friends on a call, without a log.
+    /// `.unwrap_or(…)` and friends, or `.ok()` (not as a statement), on a call, without a log.
     UnwrapOr {
-        /// `unwrap_or`, `unwrap_or_default`, `unwrap_or_else`.
+        /// `unwrap_or`, `unwrap_or_default`, `unwrap_or_else`, `ok`.
         method: String,
         /// The call.
         callee: Callee,

@@ -160,6 +160,19 @@ impl<'a> Index<'a> {
         self.visible(cand, caller, &[]) || self.visible(caller, cand, &[])
     }
 
+    /// The functions named `name` in the caller's crate, when there are some and every one of
+    /// them returns `Result`: whichever a call by that name reaches, it can fail in-tree.
+    pub fn all_in_crate_return_result(&self, name: &str, caller: FnId) -> Option<Vec<FnId>> {
+        let crate_root = self.file_of(caller).map(|f| f.crate_root.as_str());
+        let same: Vec<FnId> = self
+            .candidates(name)
+            .iter()
+            .copied()
+            .filter(|c| self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root)
+            .collect();
+        (!same.is_empty() && same.iter().all(|&c| self.returns_result(c))).then_some(same)
+    }
+
     fn candidates(&self, name: &str) -> &[FnId] {
         self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[])
     }

@@ -164,8 +164,8 @@ fn modules_compiled_only_for_tests_reach_no_boundary() {
                  struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
                  \x20       allocator::grow()?;\n        allocator_test::grow()?;\n        helpers::fake::setup()?;\n        Ok(Demo)\n    }\n}\n",
             ),
-            ("allocator.rs", "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n"),
-            ("allocator_test.rs", "pub(crate) fn grow() -> Result<()> { Err(ENOMEM) }\n"),
+            ("allocator.rs", "pub(crate) fn grow() -> Result<()> { Err(EOVERFLOW) }\n"),
+            ("allocator_test.rs", "pub(crate) fn grow() -> Result<()> { Err(EOVERFLOW) }\n"),
             ("helpers.rs", "pub(crate) mod fake;\n"),
             ("helpers/fake.rs", "pub(crate) fn setup() -> Result<()> { Err(EIO) }\n"),
         ],

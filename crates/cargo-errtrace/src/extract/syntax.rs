@@ -421,3 +421,36 @@ pub(crate) fn is_real_question(toks: &[TokenTree], i: usize) -> bool {
         TokenTree::Punct(p) => p.as_char() == '?',
     }
 }
+
+/// `x.is_null()`: the local `x`.
+pub(super) fn null_checked_local(cond: &Expr) -> Option<String> {
+    match strip(cond) {
+        Expr::MethodCall(m) if m.method == "is_null" && m.args.is_empty() => match strip(&m.receiver) {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A call of a C allocator, the way kernel Rust writes it: `unsafe { bindings::kzalloc(…) }`,
+/// `bindings::shrinker_alloc(…)`, through an `unsafe` block, parentheses, casts and
+/// `.cast()`. The function's name says it allocates (`…alloc…`, not `…free…`/`dealloc`).
+pub(super) fn allocating_call(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, None)] => allocating_call(inner),
+            _ => false,
+        },
+        Expr::Cast(c) => allocating_call(&c.expr),
+        Expr::MethodCall(m) if m.method == "cast" && m.args.is_empty() => allocating_call(&m.receiver),
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) => {
+                let name = last_seg(&p.path).to_ascii_lowercase();
+                name.contains("alloc") && !name.contains("free") && !name.contains("dealloc")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}

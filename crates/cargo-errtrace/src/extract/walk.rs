@@ -292,6 +292,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 );
             }
         }
+        // `if p.is_null() { return Err(…) }` after `let p = …alloc…(…)`: the errors made in
+        // that branch are the allocation's failure, which the allocator reports.
+        let null_alloc = null_checked_local(&i.cond).is_some_and(|n| self.alloc_locals.contains(&n));
+        if null_alloc {
+            self.visit_expr(&i.cond);
+            self.alloc_null_depth += 1;
+            self.visit_block(&i.then_branch);
+            self.alloc_null_depth -= 1;
+            if let Some((_, e)) = &i.else_branch {
+                self.visit_expr(e);
+            }
+            return;
+        }
         visit::visit_expr_if(self, i);
     }
 
@@ -304,6 +317,13 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // A local whose type the source states, `let dev: Device = …` or `let dev =
         // Device::new(…)?`, resolves `dev.m(…)` like a parameter of that type (the last binding
         // of a name wins, as shadowing does).
+        if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
+            let name = p.ident.to_string();
+            self.alloc_locals.retain(|n| *n != name);
+            if allocating_call(&init.expr) {
+                self.alloc_locals.push(name);
+            }
+        }
         if let Some((name, ty)) = typed_local(l) {
             if let Some(params) = self.params.last_mut() {
                 params.retain(|(n, _)| *n != name);
@@ -320,6 +340,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     self.discard(&a.right, "_ =", pos(a.left.span()));
                 }
                 Expr::MethodCall(m) if m.method == "ok" && m.args.is_empty() => {
+                    self.statement_ok = Some(pos(m.method.span()));
                     let (_, logged) = self.classify(&m.receiver);
                     if !logged {
                         let what = match self.callee_of(&m.receiver) {
@@ -378,6 +399,21 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             self.out.log_calls += 1;
         }
         match name.as_str() {
+            // `.ok()` turns the error into `None`, which says nothing of why (Rust binder's
+            // `reserve_existing(offset).ok()?` loses a bad `BC_FREE_BUFFER` pointer).
+            "ok" if m.args.is_empty() && self.statement_ok != Some(pos(m.method.span())) => {
+                if let Some((callee, attached)) = self.callee_of(&m.receiver) {
+                    if !attached {
+                        self.add_check(
+                            pos(m.method.span()),
+                            CheckKind::UnwrapOr {
+                                method: name.clone(),
+                                callee,
+                            },
+                        );
+                    }
+                }
+            }
             "unwrap_or" | "unwrap_or_default" | "unwrap_or_else" => {
                 let logged = name == "unwrap_or_else" && self.contains_log(&m.args);
                 if let Some((callee, attached)) = self.callee_of(&m.receiver) {
