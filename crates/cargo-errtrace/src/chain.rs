@@ -112,6 +112,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 // and its in-tree body is not followed.
                 Target::Call(callee) => match index.resolve(callee, id) {
                     r if reported_by_callee(&index, names, callee, &r) => {}
+                    // `?` on a call outside the tree that allocates with GFP flags: the
+                    // allocator reports its failure.
+                    Resolution::NotFound | Resolution::Ambiguous(_) if site.allocation => {}
                     r @ (Resolution::Resolved(_) | Resolution::Many(_)) => {
                         let targets = match r {
                             Resolution::Resolved(t) => vec![t],

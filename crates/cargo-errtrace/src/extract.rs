@@ -138,6 +138,10 @@ struct Walker<'n, 't> {
     alloc_locals: Vec<String>,
     /// Inside `if p.is_null() { … }` for such a local.
     alloc_null_depth: u32,
+    /// The `?` being recorded applies to an allocating call with GFP flags.
+    gfp_call: bool,
+    /// Inside `pin_init!`/`init!` without `? Error`: every `<-` initialiser is infallible.
+    infallible_init: u32,
     out: FileSummary,
 }
 
@@ -179,6 +183,8 @@ impl<'n, 't> Walker<'n, 't> {
             statement_ok: None,
             alloc_locals: Vec::new(),
             alloc_null_depth: 0,
+            gfp_call: false,
+            infallible_init: 0,
             out,
         }
     }
@@ -401,7 +407,7 @@ impl<'n, 't> Walker<'n, 't> {
             return;
         }
         let before = self.before_flag();
-        let allocation = self.alloc_null_depth > 0;
+        let allocation = self.alloc_null_depth > 0 || self.gfp_call;
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {

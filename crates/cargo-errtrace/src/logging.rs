@@ -134,6 +134,25 @@ const REPORTED_BY_CALLEE: &[&str] = &[
     "UniqueArc::init",
 ];
 
+/// The kernel crate's initialisers that cannot fail (`impl PinInit<Self>` with no error type),
+/// written in `try_pin_init!` beside fallible ones (`links <- ListLinks::new()`): an error of
+/// the whole initialiser is never theirs.
+const CANNOT_FAIL: &[&str] = &[
+    "ListLinks::new",
+    "ListLinksSelfPtr::new",
+    "AtomicTracker::new",
+    "Mutex::new",
+    "SpinLock::new",
+    "CondVar::new",
+    "Work::new",
+    "Opaque::uninit",
+    "Opaque::zeroed",
+    "Opaque::ffi_init",
+    "Opaque::new",
+    "init::zeroed",
+    "init::uninit",
+];
+
 /// The kernel's allocator-specific aliases of `Box` and `Vec`.
 const ALLOC_ALIASES: &[(&str, &str)] = &[
     ("KBox", "Box"),
@@ -199,6 +218,9 @@ impl Names {
             return true;
         }
         let Some(owner) = owner else { return false };
+        if CANNOT_FAIL.contains(&format!("{owner}::{name}").as_str()) {
+            return true;
+        }
         let owner = ALLOC_ALIASES
             .iter()
             .find(|(alias, _)| *alias == owner)

@@ -173,9 +173,10 @@ pub struct Site {
     /// For an error made here: its errno when the source names it (`Err(EINVAL)`,
     /// `Err(code::ENODEV)`, `err!(EIO, …)`).
     pub errno: Option<String>,
-    /// Made in the branch that handles a null returned by an allocating C function (`let p =
-    /// unsafe { bindings::shrinker_alloc(…) }; if p.is_null() { return Err(…) }`): the
-    /// allocator has already warned.
+    /// An allocation's failure, which the allocator has already warned about: an error made in
+    /// the branch that handles a null from an allocating C function (`let p = unsafe {
+    /// bindings::shrinker_alloc(…) }; if p.is_null() { return Err(…) }`), or `?` on a call
+    /// with GFP flags (`RBTreeNodeReservation::new(GFP_KERNEL)?`).
     pub allocation: bool,
 }
 

@@ -381,6 +381,24 @@ impl<'a> Index<'a> {
                 }
             })
             .collect();
+        if matching.is_empty() && qual.len() > 1 {
+            // A type re-exported under another module (`pub(crate) use self::wrapper::Crit;` in
+            // `node`, called as `node::Crit::new()` after `use crate::node::Crit`): the type's
+            // own name, in the caller's crate.
+            if let Some(ty) = qual.last() {
+                let (cfile, _) = self.fns.get(caller as usize).copied().unwrap_or((u32::MAX, 0));
+                let crate_root = self.files.get(cfile as usize).map(|f| f.crate_root.as_str());
+                let by_type: Vec<FnId> = cands
+                    .iter()
+                    .copied()
+                    .filter(|c| {
+                        self.func(*c).is_some_and(|f| f.owner.as_deref() == Some(*ty))
+                            && self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root
+                    })
+                    .collect();
+                return self.pick(by_type, caller);
+            }
+        }
         self.pick(matching, caller)
     }
 }

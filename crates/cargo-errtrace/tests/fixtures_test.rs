@@ -14,6 +14,8 @@ const EXPECTED: &[Row] = &[
     ("pin_init.rs", 1, 0, 0, 0, 0, 1, 0),
     ("allocation_reported.rs", 1, 0, 0, 0, 0, 5, 0),
     ("allocation_null.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("allocation_gfp.rs", 1, 0, 0, 0, 0, 3, 0),
+    ("pin_init_infallible.rs", 1, 0, 0, 0, 0, 3, 0),
     ("option_closure.rs", 0, 0, 0, 0, 0, 3, 0),
     ("boundaries.rs", 2, 0, 0, 0, 0, 3, 0),
     ("main_boundary.rs", 1, 0, 0, 0, 0, 1, 0),
@@ -264,4 +266,20 @@ fn into_none_counts_only_in_kernel_crates() {
     let plain = text.replace("use kernel::prelude::*;", "");
     let user = errtrace_audit::audit_sources(&[("lib.rs", &plain)], &config);
     assert_eq!(user.count(Kind::Swallowed), 0, "{:#?}", user.findings);
+}
+
+/// The one origin of each allocation fixture is the one the allocator does not report, or the
+/// initialiser that can fail (issue 15, item 7: binder's `ListLinks::new()` and
+/// `RBTreeNodeReservation::new(GFP_KERNEL)` were blamed).
+#[test]
+fn only_the_fallible_initialiser_and_the_nowarn_allocation_are_origins() {
+    let r = common::audit_fixture("pin_init_infallible.rs");
+    let at: Vec<(u32, &str)> = r.findings.iter().map(|f| (f.line, f.message.as_str())).collect();
+    assert_eq!(at.len(), 1, "{at:?}");
+    assert_eq!(at[0].0, 35, "{at:?}");
+    assert!(at[0].1.contains("Firmware::load"), "{at:?}");
+    let r = common::audit_fixture("allocation_gfp.rs");
+    let at: Vec<(u32, &str)> = r.findings.iter().map(|f| (f.line, f.message.as_str())).collect();
+    assert_eq!(at.len(), 1, "{at:?}");
+    assert!(at[0].1.contains("Pages::alloc"), "{at:?}");
 }

@@ -264,3 +264,37 @@ fn methods_on_self_fields() {
         "{c:#?}"
     );
 }
+
+/// A type re-exported from a private module (`mod wrapper; pub(crate) use
+/// self::wrapper::CritIncrWrapper;` in binder's `node.rs`) is the same type where it is
+/// imported: `CritIncrWrapper::new()` resolves in-tree (before: "outside the analysed tree").
+#[test]
+fn re_exported_types_resolve_in_tree() {
+    let r = audit_tree(
+        "reexport",
+        &[
+            (
+                "rust_demo.rs",
+                "use kernel::prelude::*;\nmod node;\nuse crate::node::CritIncrWrapper;\n\
+                 struct Demo;\nimpl kernel::Module for Demo {\n    fn init(_m: &'static ThisModule) -> Result<Self> {\n\
+                 \x20       CritIncrWrapper::new()?;\n        Ok(Demo)\n    }\n}\n",
+            ),
+            (
+                "node.rs",
+                "mod wrapper;\npub(crate) use self::wrapper::CritIncrWrapper;\n",
+            ),
+            (
+                "node/wrapper.rs",
+                "pub(crate) struct CritIncrWrapper;\nimpl CritIncrWrapper {\n    \
+                 pub(crate) fn new() -> Result<Self> {\n        Err(EBUSY)\n    }\n}\n",
+            ),
+        ],
+    );
+    let chains: Vec<(&str, u32)> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain)
+        .map(|f| (f.file.as_str(), f.line))
+        .collect();
+    assert_eq!(chains, [("node/wrapper.rs", 4)], "{:#?}", r.findings);
+}

@@ -454,3 +454,57 @@ pub(super) fn allocating_call(e: &Expr) -> bool {
         _ => false,
     }
 }
+
+/// The call a `?` applies to allocates with GFP flags the allocator warns for: an argument
+/// names a `GFP_…` flag and none names `__GFP_NOWARN` (`RBTreeNodeReservation::new(GFP_KERNEL)`,
+/// `v.reserve(n, GFP_KERNEL)`), through pass-through adapters (`.map_err(…)`). Constructors
+/// that run an initialiser (`…init…`) are not: the initialiser's error is followed instead.
+pub(super) fn gfp_call(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::MethodCall(m) if crate::logging::passes_through(&m.method.to_string()) => gfp_call(&m.receiver),
+        Expr::MethodCall(m) => !m.method.to_string().contains("init") && m.args.iter().any(mentions_gfp),
+        Expr::Call(c) => match strip(&c.func) {
+            Expr::Path(p) => !last_seg(&p.path).contains("init") && c.args.iter().any(mentions_gfp),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Names a `GFP_…` flag and not `__GFP_NOWARN`.
+fn mentions_gfp(e: &Expr) -> bool {
+    struct Flags {
+        gfp: bool,
+        nowarn: bool,
+        depth: u32,
+    }
+    impl<'ast> Visit<'ast> for Flags {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if self.depth < 16 {
+                self.depth += 1;
+                syn::visit::visit_expr(self, e);
+                self.depth -= 1;
+            }
+        }
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            let n = s.ident.to_string();
+            self.nowarn |= n == "__GFP_NOWARN";
+            self.gfp |= n.starts_with("GFP_") || n.starts_with("__GFP_");
+        }
+    }
+    let mut f = Flags {
+        gfp: false,
+        nowarn: false,
+        depth: 0,
+    };
+    f.visit_expr(e);
+    f.gfp && !f.nowarn
+}
+
+/// A `?` directly in a macro's tokens (`pin_init!(Foo { … }? Error)`), not inside a group.
+pub(super) fn has_top_level_question(tokens: &TokenStream) -> bool {
+    tokens
+        .clone()
+        .into_iter()
+        .any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '?'))
+}

@@ -118,7 +118,7 @@ impl Walker<'_, '_> {
                                     || matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
                             })
                             .find(|&k| matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis));
-                        if let Some(g) = call {
+                        if let Some(g) = call.filter(|_| self.infallible_init == 0) {
                             if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
                                 self.add_site(pos(p.span()), How::Try, target, attached);
                             }

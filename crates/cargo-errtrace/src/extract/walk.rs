@@ -186,7 +186,9 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         if self.test_depth == 0 && !self.fns.is_empty() {
             let (target, attached) = self.classify(&t.expr);
             if let Some(target) = target {
+                self.gfp_call = gfp_call(&t.expr);
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
+                self.gfp_call = false;
             }
         }
         visit::visit_expr_try(self, t);
@@ -462,11 +464,16 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             self.out.log_calls += 1;
         }
         if PANIC_MACROS.contains(&name.as_str()) {
-            self.add_check(pos(m.path.span()), CheckKind::PanicMacro(name));
+            self.add_check(pos(m.path.span()), CheckKind::PanicMacro(name.clone()));
         }
         if self.body_may_matter(m) {
+            // `pin_init!(Foo { a <- A::new() })` takes infallible initialisers only; with
+            // `? Error` after the struct (or as `try_pin_init!`) they may fail.
+            let infallible = (name == "pin_init" || name == "init") && !has_top_level_question(&m.tokens);
             self.macro_depth += 1;
+            self.infallible_init += u32::from(infallible);
             self.macro_body(&m.tokens);
+            self.infallible_init -= u32::from(infallible);
             self.macro_depth -= 1;
         }
     }
