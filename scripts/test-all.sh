@@ -85,6 +85,28 @@ kernel() {
     bash kernel/test.sh
 }
 
+# The audit on a labelled corpus of real kernel Rust: Linux 6.12's rust/, drivers/ and
+# samples/rust/ from the base kernel tree the kernel step unpacked (its generated bindings
+# left out). Fails when a finding is unlabelled or gone, or precision/recall drop below 80 %.
+audit_corpus() {
+    if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
+        echo "skipped: ERRTRACE_SKIP_KERNEL=1 (the corpus is the kernel step's tree)"
+        return 0
+    fi
+    local out="${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}"
+    local kdir tree
+    kdir="$(cat "$out/kdir")"
+    tree="$(mktemp -d)"
+    (cd "$kdir" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
+        tar --null -T - -cf -) | tar -xf - -C "$tree"
+    cargo build -q --release -p cargo-errtrace
+    python3 scripts/audit-corpus.py crates/cargo-errtrace/corpus/linux-6.12.json "$tree" \
+        --audit target/release/cargo-errtrace --check
+    local rc=$?
+    rm -rf "$tree"
+    return $rc
+}
+
 step "install tools" install_tools
 step "format" cargo fmt --all --check
 step "clippy" cargo clippy --workspace --all-targets -- -D warnings
@@ -121,6 +143,7 @@ step "audit tool on errtrace's own core (no panic paths)" \
 step "guide builds" mdbook build docs
 step "README commands" bash scripts/check-readme.sh
 step "Linux kernel module under qemu" kernel
+step "audit on a labelled corpus (Linux 6.12)" audit_corpus
 
 echo
 echo "test-all: $passed passed, $failed failed"
