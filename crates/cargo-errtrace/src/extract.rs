@@ -24,6 +24,7 @@ use crate::parse;
 use crate::suppress::Suppressions;
 use std::collections::HashMap;
 
+mod alloc;
 mod inspect;
 mod ops;
 mod syntax;

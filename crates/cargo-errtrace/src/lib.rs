@@ -17,6 +17,7 @@ pub mod chain;
 pub mod cli;
 pub mod config;
 pub mod discover;
+mod explained;
 pub mod extract;
 pub mod findings;
 pub mod logging;

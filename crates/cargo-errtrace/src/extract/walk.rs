@@ -4,6 +4,7 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
+use super::alloc::{allocating_call, gfp_call, null_checked_local};
 use super::inspect::{BodyInfo, BodyInspector};
 use super::syntax::*;
 use super::{ImplCtx, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
