@@ -56,6 +56,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         .collect();
 
     let explained = crate::explained::explained_discards(&index);
+    let self_logging = crate::explained::logs_every_failure(&index, names);
 
     let mut edges: Vec<Vec<(FnId, u32)>> = vec![Vec::new(); n];
     let mut origins: Vec<Vec<Origin>> = (0..n).map(|_| Vec::new()).collect();
@@ -171,6 +172,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
             let (kind, message) = match &check.kind {
                 CheckKind::Discard { form, callee, .. } => {
                     let in_tree = match index.resolve(callee, id) {
+                        // The callee logged its failure already: nothing is lost.
+                        Resolution::Resolved(t) if self_logging.contains(&t) => continue,
                         Resolution::Resolved(t) if index.returns_result(t) => Some(format!(
                             "in-tree `{}`",
                             index.func(t).map(|f| f.display.as_str()).unwrap_or("")
@@ -379,7 +382,12 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
 /// Does the called function report its own failure (an allocation)? By the name as written
 /// (`KBox::new(…)`), or by every in-tree function the call resolves to (`numbers.push(…)` on
 /// a `KVec`).
-fn reported_by_callee(index: &Index, names: &Names, callee: &Callee, resolution: &Resolution) -> bool {
+pub(crate) fn reported_by_callee(
+    index: &Index,
+    names: &Names,
+    callee: &Callee,
+    resolution: &Resolution,
+) -> bool {
     if let Callee::Path(segs) = callee {
         let owner = segs
             .len()

@@ -1,10 +1,61 @@
-//! Discards the crate explains: a comment next to one `let _ = f(…)` gives the reason `f` may
-//! fail unheeded, which holds wherever `f` is discarded in that crate.
+//! Discards that lose nothing: a comment next to one `let _ = f(…)` gives the reason `f` may
+//! fail unheeded, which holds wherever `f` is discarded in that crate; and a function that logs
+//! every failure itself has nothing left to lose when its result is dropped.
 
 use std::collections::HashSet;
 
+use crate::logging::Names;
 use crate::model::{CheckKind, Site, Target};
-use crate::resolve::{FnId, Index};
+use crate::resolve::{FnId, Index, Resolution};
+
+/// The in-tree functions that log every failure themselves: each error exit has a log attached
+/// or before it, is an allocation, or passes on the error of a callee that reports its own
+/// failure or is such a function (Tyr's `pt_unmap`, whose two error returns each follow a
+/// `dev_err!`). Dropping such a function's result loses no message. A function with no error
+/// exit the audit sees is not one: a `?` on a variable is not followed.
+pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<FnId> {
+    let mut set: HashSet<FnId> = HashSet::new();
+    let n = index.fns.len() as FnId;
+    loop {
+        let mut added = false;
+        for id in 0..n {
+            if set.contains(&id) || !index.returns_result(id) {
+                continue;
+            }
+            let Some(func) = index.func(id) else { continue };
+            if func.sites.is_empty() {
+                continue;
+            }
+            let all = func.sites.iter().all(|s| {
+                if s.attached || s.allocation {
+                    return true;
+                }
+                match &s.target {
+                    Target::Made => s.before || s.errno.as_deref() == Some("ENOMEM"),
+                    Target::OriginFn(_) => false,
+                    Target::Call(callee) => {
+                        let r = index.resolve(callee, id);
+                        if crate::chain::reported_by_callee(index, names, callee, &r) {
+                            return true;
+                        }
+                        match r {
+                            Resolution::Resolved(t) => set.contains(&t),
+                            Resolution::Many(ts) => ts.iter().all(|t| set.contains(t)),
+                            _ => false,
+                        }
+                    }
+                }
+            });
+            if all {
+                set.insert(id);
+                added = true;
+            }
+        }
+        if !added {
+            return set;
+        }
+    }
+}
 
 /// The functions whose discarded result the crate explains: a comment next to one `let _ =
 /// f(…)` says why `f` may fail unheeded (Rust binder: "`push_work` may fail if the process is

@@ -115,6 +115,7 @@ const ORIGIN_FUNCTIONS: &[&str] = &["from_errno", "to_result", "from_err_ptr"];
 /// flags hold `__GFP_NOWARN`. The same names in `std` code never fail with an error, so they
 /// make no origin there.
 const REPORTED_BY_CALLEE: &[&str] = &[
+    "CString::try_from_fmt",
     "Box::new",
     "Box::new_uninit",
     "Box::pin",

@@ -37,6 +37,7 @@ const EXPECTED: &[Row] = &[
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("discarded_acknowledged.rs", 0, 1, 0, 0, 0, 0, 0),
     ("discarded_explained_elsewhere.rs", 0, 1, 0, 0, 0, 0, 0),
+    ("discarded_self_logging.rs", 0, 1, 0, 0, 0, 1, 3),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
     ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
     ("swallowed_c_abi.rs", 0, 0, 1, 0, 0, 0, 0),
@@ -282,4 +283,15 @@ fn only_the_fallible_initialiser_and_the_nowarn_allocation_are_origins() {
     let at: Vec<(u32, &str)> = r.findings.iter().map(|f| (f.line, f.message.as_str())).collect();
     assert_eq!(at.len(), 1, "{at:?}");
     assert!(at[0].1.contains("Pages::alloc"), "{at:?}");
+}
+
+/// A discarded result of a function that logs each of its failures loses nothing (issue 15,
+/// item 3: Tyr's five `let _ = pt_unmap(…)` on clean-up paths); one that does not log is
+/// still a finding.
+#[test]
+fn discards_of_self_logging_functions_are_not_findings() {
+    let r = common::audit_fixture("discarded_self_logging.rs");
+    let d: Vec<(u32, &str)> = r.findings.iter().map(|f| (f.line, f.message.as_str())).collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].1.contains("unmap_quiet"), "{d:?}");
 }
