@@ -4,7 +4,8 @@
     scripts/audit-corpus.py LABELS TREE [--audit BIN] [--check]
 
 LABELS is a JSON file of crates/cargo-errtrace/corpus/: every finding the audit is expected to
-make on TREE, each read by a person and labelled true or false with the reason, and paths
+make on TREE, each read by a person and labelled true or false with the reason (or unknown, when the source needed to judge it is
+missing; not counted), and paths
 found by reading the code ("recall"). The audit runs with --user-space, so that the findings
 it lists only on request (errnos returned to user space) are measured too.
 
@@ -41,9 +42,13 @@ def main():
         sys.exit(f"audit failed ({out.returncode}): {out.stderr}")
     report = json.loads(out.stdout)
 
-    by_key = {(l["kind"], l["file"], l["line"]): l for l in labels["findings"]}
+    # Several findings may share a line (two calls on it): one label each.
+    by_key = {}
+    for l in labels["findings"]:
+        by_key.setdefault((l["kind"], l["file"], l["line"]), []).append(l)
     problems = []
     rows = {}
+    unknown = 0
     found_lines = set()
     for f in report["findings"]:
         if f["kind"] == "panic":
@@ -51,15 +56,20 @@ def main():
         key = (f["kind"], f["file"], f["line"])
         found_lines.add((f["file"], f["line"]))
         user = bool((f.get("boundary") or {}).get("user_space"))
-        label = by_key.pop(key, None)
+        pending = by_key.get(key) or []
+        label = pending.pop(0) if pending else None
         if label is None:
             problems.append(f"unlabelled finding: {f['kind']} {f['file']}:{f['line']}: {f['message']}")
+            continue
+        if label["label"] == "unknown":
+            unknown += 1
             continue
         r = rows.setdefault((user, f["kind"]), [0, 0])
         r[0] += 1
         r[1] += label["label"] == "true"
-    for key in by_key:
-        problems.append(f"labelled finding no longer reported: {key[0]} {key[1]}:{key[2]}")
+    for key, left in by_key.items():
+        for _ in left:
+            problems.append(f"labelled finding no longer reported: {key[0]} {key[1]}:{key[2]}")
 
     print(f"corpus: {labels['name']}")
     print(f"files {report['files']}, lines {report['summary']['lines']}, `?` {report['summary']['question_marks']}")
@@ -80,6 +90,8 @@ def main():
         print(f"| {where} | all three | {n_all} | {t_all} | {pct} |")
         totals[user] = (n_all, t_all)
 
+    if unknown:
+        print(f"\n{unknown} finding(s) labelled unknown (the source needed to judge is missing), not counted")
     recall = labels.get("recall", [])
     default_paths = [p for p in recall if not p["user_space"]]
     hit = [p for p in default_paths if (p["file"], p["line"]) in found_lines]
