@@ -24,6 +24,8 @@ pub struct Analysis {
 struct Origin {
     site: u32,
     what: String,
+    /// An overflow or conversion guard (see `extract::guard`).
+    guard: bool,
 }
 
 /// Run the whole-tree analysis over the summaries.
@@ -106,6 +108,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                         o.push(Origin {
                             site: si as u32,
                             what,
+                            guard: site.guard,
                         });
                     }
                 }
@@ -160,6 +163,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                             o.push(Origin {
                                 site: si as u32,
                                 what,
+                                guard: site.guard,
                             });
                         }
                     }
@@ -278,6 +282,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 chain: Vec::new(),
                 boundary: None,
                 also_reaches: Vec::new(),
+                guard: false,
             });
         }
     }
@@ -492,5 +497,6 @@ fn chain_finding(
             user_space: kind == Boundary::FileOp,
         }),
         also_reaches: Vec::new(),
+        guard: o.guard,
     })
 }

@@ -57,6 +57,11 @@ struct AuditArgs {
     /// default (as `user_space = true` in the config).
     #[arg(long)]
     user_space: bool,
+    /// Also list unlogged errors whose origin is an overflow or conversion guard
+    /// (`checked_add(…).ok_or(EOVERFLOW)?`, `u32::try_from(n)?`), which are counted but not
+    /// listed by default (as `guards = true` in the config).
+    #[arg(long)]
+    guards: bool,
     /// Config file (default: errtrace-audit.toml at PATH, if present).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -153,6 +158,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             // Denying `panic` by name asks for them to be looked for.
             c.panics |= a.panics || a.deny.iter().any(|d| d == "panic");
             c.user_space |= a.user_space;
+            c.guards |= a.guards;
             c
         }
         Err(e) => {

@@ -36,6 +36,11 @@ pub struct Config {
     /// default: such an errno is the report the kernel's ABI gives, and most are about the
     /// caller's own input. `--user-space` turns it on too.
     pub user_space: bool,
+    /// List silent chains whose origin is an overflow or conversion guard
+    /// (`a.checked_add(b).ok_or(EOVERFLOW)?`, `u32::try_from(n)?`, `x.try_into()?`). Off by
+    /// default: such a check guards against what the code's invariants exclude, written so
+    /// that it cannot panic. `--guards` turns it on too.
+    pub guards: bool,
 }
 
 /// Why a config could not be loaded.

@@ -25,6 +25,7 @@ use crate::suppress::Suppressions;
 use std::collections::HashMap;
 
 mod alloc;
+mod guard;
 mod inspect;
 mod ops;
 mod syntax;
@@ -141,6 +142,8 @@ struct Walker<'n, 't> {
     alloc_null_depth: u32,
     /// The `?` being recorded applies to an allocating call with GFP flags.
     gfp_call: bool,
+    /// The `?` being recorded is an overflow or conversion guard.
+    guard_call: bool,
     /// Inside `pin_init!`/`init!` without `? Error`: every `<-` initialiser is infallible.
     infallible_init: u32,
     out: FileSummary,
@@ -185,6 +188,7 @@ impl<'n, 't> Walker<'n, 't> {
             alloc_locals: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
+            guard_call: false,
             infallible_init: 0,
             out,
         }
@@ -409,6 +413,7 @@ impl<'n, 't> Walker<'n, 't> {
         }
         let before = self.before_flag();
         let allocation = self.alloc_null_depth > 0 || self.gfp_call;
+        let guard = self.guard_call;
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {
@@ -426,6 +431,7 @@ impl<'n, 't> Walker<'n, 't> {
                 in_closure,
                 errno: None,
                 allocation,
+                guard,
             });
         }
     }
@@ -451,6 +457,7 @@ impl<'n, 't> Walker<'n, 't> {
             chain: Vec::new(),
             boundary: None,
             also_reaches: Vec::new(),
+            guard: false,
         });
     }
 
@@ -488,7 +495,9 @@ impl<'n, 't> Walker<'n, 't> {
         let (target, attached) = self.classify(e);
         if let Some(t) = target {
             let made = matches!(t, Target::Made);
+            self.guard_call = guard::guard_call(e);
             self.push_site_with_before(p, how, t, attached, before);
+            self.guard_call = false;
             if made {
                 self.note_errno(e);
             }
@@ -505,6 +514,7 @@ impl<'n, 't> Walker<'n, 't> {
 
     fn push_site_with_before(&mut self, pos: Pos, how: How, target: Target, attached: bool, before: bool) {
         let allocation = self.alloc_null_depth > 0;
+        let guard = self.guard_call;
         if let Some(ctx) = self.active_fn() {
             if ctx.closure_depth > 0 && how != How::Try {
                 return;
@@ -521,6 +531,7 @@ impl<'n, 't> Walker<'n, 't> {
                 in_closure: false,
                 errno: None,
                 allocation,
+                guard,
             });
         }
     }

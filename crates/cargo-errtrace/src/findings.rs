@@ -120,6 +120,10 @@ pub struct Finding {
     /// at its nearest boundary).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also_reaches: Vec<String>,
+    /// For a silent chain: its origin is an overflow or conversion guard
+    /// (`a.checked_add(b).ok_or(EOVERFLOW)?`, `u32::try_from(n)?`). Listed only with `--guards`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub guard: bool,
 }
 
 /// Per-file counts.
@@ -161,6 +165,9 @@ pub struct Summary {
     /// Unlogged errors whose only boundary is an entry point from user space (the errno is the
     /// system call's result): counted, listed only with `--user-space`.
     pub returned_to_user: u64,
+    /// Unlogged errors whose origin is an overflow or conversion guard: counted, listed only
+    /// with `--guards`.
+    pub guards: u64,
     /// Functions analysed.
     pub functions: u64,
     /// Boundary functions found.
@@ -188,6 +195,9 @@ pub struct Report {
     /// Whether chains ending at an entry point from user space are listed (`--user-space`, or
     /// `user_space = true` in the config).
     pub user_space_listed: bool,
+    /// Whether chains from overflow and conversion guards are listed (`--guards`, or `guards =
+    /// true` in the config).
+    pub guards_listed: bool,
     /// Number of `.rs` files audited.
     pub files: u64,
     /// Totals.

@@ -291,6 +291,10 @@ fn build_report(
     if !config.user_space {
         findings.retain(|f| !to_user(f));
     }
+    let guards = findings.iter().filter(|f| f.guard).count() as u64;
+    if !config.guards {
+        findings.retain(|f| !f.guard);
+    }
     findings.sort_by(|a, b| {
         (
             a.file.as_str(),
@@ -311,6 +315,7 @@ fn build_report(
         suppressed: analysis.suppressed,
         acknowledged: analysis.acknowledged,
         returned_to_user,
+        guards,
         functions: analysis.functions,
         boundaries: analysis.boundaries,
         ..Default::default()
@@ -336,6 +341,7 @@ fn build_report(
         root,
         panics_checked: panics,
         user_space_listed: config.user_space,
+        guards_listed: config.guards,
         files: summaries.len() as u64 + io_errors.len() as u64,
         summary,
         findings,

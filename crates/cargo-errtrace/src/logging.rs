@@ -167,6 +167,10 @@ const ALLOC_ALIASES: &[(&str, &str)] = &[
 /// Macros that panic.
 pub const PANIC_MACROS: &[&str] = &["panic", "unreachable", "todo", "unimplemented"];
 
+/// The kernel's build-time assertions: code that reaches them does not build, so an arm that
+/// calls one never runs (`Err(_) => build_error!("…")` is not a swallow). Not panics either.
+pub const BUILD_TIME_MACROS: &[&str] = &["build_error"];
+
 /// Name sets built from the defaults plus the config.
 #[derive(Debug, Clone)]
 pub struct Names {

@@ -178,6 +178,10 @@ pub struct Site {
     /// bindings::shrinker_alloc(…) }; if p.is_null() { return Err(…) }`), or `?` on a call
     /// with GFP flags (`RBTreeNodeReservation::new(GFP_KERNEL)?`).
     pub allocation: bool,
+    /// The `?` of an arithmetic-overflow or integer-conversion guard (`a.checked_add(b)
+    /// .ok_or(EOVERFLOW)?`, `u32::try_from(n)?`, `x.try_into()?`): code that must not panic
+    /// checks what its invariants already exclude.
+    pub guard: bool,
 }
 
 /// A candidate finding that needs the whole-tree index to decide (does the callee return

@@ -15,6 +15,7 @@ const EXPECTED: &[Row] = &[
     ("allocation_reported.rs", 1, 0, 0, 0, 0, 5, 0),
     ("allocation_null.rs", 1, 0, 0, 0, 0, 1, 0),
     ("allocation_gfp.rs", 1, 0, 0, 0, 0, 3, 0),
+    ("overflow_guard.rs", 1, 0, 0, 0, 0, 7, 0),
     ("pin_init_infallible.rs", 1, 0, 0, 0, 0, 3, 0),
     ("option_closure.rs", 0, 0, 0, 0, 0, 3, 0),
     ("boundaries.rs", 2, 0, 0, 0, 0, 3, 0),
@@ -42,6 +43,7 @@ const EXPECTED: &[Row] = &[
     ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
     ("swallowed_c_abi.rs", 0, 0, 1, 0, 0, 0, 0),
     ("swallowed_into_none.rs", 0, 0, 1, 0, 0, 2, 1),
+    ("swallowed_build_error.rs", 0, 0, 0, 0, 0, 0, 0),
     ("handled_const_pattern.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
     ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
@@ -294,4 +296,23 @@ fn discards_of_self_logging_functions_are_not_findings() {
     let d: Vec<(u32, &str)> = r.findings.iter().map(|f| (f.line, f.message.as_str())).collect();
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(d[0].1.contains("unmap_quiet"), "{d:?}");
+}
+
+/// Overflow and conversion guards are counted, and listed with `guards` (issue 15, item 3:
+/// measured blind on Tyr and nova-core, their seven such chains were all unreachable).
+#[test]
+fn overflow_guards_are_counted_apart() {
+    let r = common::audit_fixture("overflow_guard.rs");
+    assert_eq!(r.summary.guards, 3, "{:#?}", r.findings);
+    let listed: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(listed, [16], "the domain conversion is listed");
+    let config = errtrace_audit::Config {
+        guards: true,
+        ..Default::default()
+    };
+    let all = common::audit_with(&common::fixtures().join("overflow_guard.rs"), config);
+    assert!(all.guards_listed);
+    let mut lines: Vec<(u32, bool)> = all.findings.iter().map(|f| (f.line, f.guard)).collect();
+    lines.sort();
+    assert_eq!(lines, [(6, true), (11, true), (12, true), (16, false)]);
 }

@@ -6,7 +6,7 @@ use syn::visit::{self, Visit};
 use syn::Expr;
 
 use super::syntax::*;
-use crate::logging::{Names, PANIC_MACROS};
+use crate::logging::{Names, BUILD_TIME_MACROS, PANIC_MACROS};
 use crate::parse;
 
 /// Finds a logging call anywhere in what it visits.
@@ -102,7 +102,7 @@ impl<'ast> Visit<'ast> for BodyInspector<'_, '_> {
         if self.names.is_log_macro(&name) || name == "err" && tokens_have_str(&m.tokens) {
             self.info.log = true;
         }
-        if PANIC_MACROS.contains(&name.as_str()) {
+        if PANIC_MACROS.contains(&name.as_str()) || BUILD_TIME_MACROS.contains(&name.as_str()) {
             self.info.exits = true;
         }
         let mut lf = LogFinder {

@@ -5,6 +5,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, Pat, Stmt};
 
 use super::alloc::{allocating_call, gfp_call, null_checked_local};
+use super::guard::guard_call;
 use super::inspect::{BodyInfo, BodyInspector};
 use super::syntax::*;
 use super::{ImplCtx, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
@@ -188,8 +189,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let (target, attached) = self.classify(&t.expr);
             if let Some(target) = target {
                 self.gfp_call = gfp_call(&t.expr);
+                self.guard_call = guard_call(&t.expr);
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
                 self.gfp_call = false;
+                self.guard_call = false;
             }
         }
         visit::visit_expr_try(self, t);

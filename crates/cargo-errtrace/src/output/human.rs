@@ -238,9 +238,14 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     } else {
         format!("{} returned to user space (--user-space)", s.returned_to_user)
     };
+    let guards = if report.guards_listed {
+        format!("{} overflow guards (listed)", s.guards)
+    } else {
+        format!("{} overflow guards (--guards)", s.guards)
+    };
     let _ = writeln!(
         out,
-        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged; {user}",
+        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged; {user}; {guards}",
         s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed, s.acknowledged
     );
     out
