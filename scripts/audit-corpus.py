@@ -6,8 +6,9 @@
 LABELS is a JSON file of crates/cargo-errtrace/corpus/: every finding the audit is expected to
 make on TREE, each read by a person and labelled true or false with the reason (or unknown, when the source needed to judge it is
 missing; not counted), and paths
-found by reading the code ("recall"). The audit runs with --user-space, so that the findings
-it lists only on request (errnos returned to user space) are measured too.
+found by reading the code ("recall"). The audit runs with --user-space and --guards, so that
+the findings it lists only on request (errnos returned to user space, overflow guards) are
+measured too.
 
 Prints, per kind, the findings of the default report and how many are true (precision), the
 same for those returned to user space, and the recall. With --check, exits 1 when a finding
@@ -34,7 +35,7 @@ def main():
 
     labels = json.load(open(a.labels))
     out = subprocess.run(
-        [a.audit, "errtrace", "audit", a.tree, "--format", "json", "--user-space"],
+        [a.audit, "errtrace", "audit", a.tree, "--format", "json", "--user-space", "--guards"],
         capture_output=True,
         text=True,
     )
@@ -55,7 +56,12 @@ def main():
             continue
         key = (f["kind"], f["file"], f["line"])
         found_lines.add((f["file"], f["line"]))
-        user = bool((f.get("boundary") or {}).get("user_space"))
+        if f.get("guard"):
+            user = "guard"
+        elif (f.get("boundary") or {}).get("user_space"):
+            user = "user"
+        else:
+            user = "default"
         pending = by_key.get(key) or []
         label = pending.pop(0) if pending else None
         if label is None:
@@ -72,13 +78,21 @@ def main():
             problems.append(f"labelled finding no longer reported: {key[0]} {key[1]}:{key[2]}")
 
     print(f"corpus: {labels['name']}")
+    fixed = labels.get("no_longer_reported", [])
+    if fixed:
+        wrong = sum(1 for l in fixed if l["label"] == "false")
+        print(f"({len(fixed)} findings of earlier runs are no longer reported, {wrong} of them false)")
     print(f"files {report['files']}, lines {report['summary']['lines']}, `?` {report['summary']['question_marks']}")
     print()
     print("| report | kind | findings | true | precision |")
     print("|---|---|---:|---:|---:|")
     totals = {}
-    for user in (False, True):
-        where = "returned to user space (--user-space)" if user else "default"
+    for user in ("default", "user", "guard"):
+        where = {
+            "default": "default",
+            "user": "returned to user space (--user-space)",
+            "guard": "overflow guards (--guards)",
+        }[user]
         n_all = t_all = 0
         for kind in COUNTED:
             n, t = rows.get((user, kind), (0, 0))
@@ -94,7 +108,12 @@ def main():
         print(f"\n{unknown} finding(s) labelled unknown (the source needed to judge is missing), not counted")
     recall = labels.get("recall", [])
     default_paths = [p for p in recall if not p["user_space"]]
-    hit = [p for p in default_paths if (p["file"], p["line"]) in found_lines]
+    default_lines = {
+        (f["file"], f["line"])
+        for f in report["findings"]
+        if not f.get("guard") and not (f.get("boundary") or {}).get("user_space")
+    }
+    hit = [p for p in default_paths if (p["file"], p["line"]) in default_lines]
     hit_all = [p for p in recall if (p["file"], p["line"]) in found_lines]
     print()
     print(f"recall, default report: {len(hit)} of {len(default_paths)} paths")
@@ -108,7 +127,7 @@ def main():
         print(f"error: {p}")
 
     if a.check:
-        n, t = totals[False]
+        n, t = totals["default"]
         if problems:
             sys.exit(1)
         if n and t / n < 0.8:

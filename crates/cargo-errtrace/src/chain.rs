@@ -115,7 +115,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 // The callee reports its own failure (an allocation): not a silent origin,
                 // and its in-tree body is not followed.
                 Target::Call(callee) => match index.resolve(callee, id) {
-                    r if reported_by_callee(&index, names, callee, &r) => {}
+                    r if reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the
                     // allocator reports its failure.
                     Resolution::NotFound | Resolution::Ambiguous(_) if site.allocation => {}
@@ -392,6 +392,7 @@ pub(crate) fn reported_by_callee(
     names: &Names,
     callee: &Callee,
     resolution: &Resolution,
+    caller: FnId,
 ) -> bool {
     if let Callee::Path(segs) = callee {
         let owner = segs
@@ -400,6 +401,19 @@ pub(crate) fn reported_by_callee(
             .and_then(|i| segs.get(i))
             .map(String::as_str);
         if names.is_reported_by_callee(owner, callee.name()) {
+            return true;
+        }
+        // As written, and with its first segment's `use` followed (`Registration::new` after
+        // `use kernel::driver::Registration`).
+        let written: Vec<&str> = segs.iter().map(String::as_str).collect();
+        let expanded = index.expand_use(segs, caller);
+        let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
+        if names.c_side_prints(&written) || names.c_side_prints(&expanded) {
+            return true;
+        }
+    }
+    if let Callee::Method(m) | Callee::SelfMethod(m) = callee {
+        if names.c_side_prints(&[m.as_str()]) {
             return true;
         }
     }

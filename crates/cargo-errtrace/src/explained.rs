@@ -35,7 +35,7 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                     Target::OriginFn(_) => false,
                     Target::Call(callee) => {
                         let r = index.resolve(callee, id);
-                        if crate::chain::reported_by_callee(index, names, callee, &r) {
+                        if crate::chain::reported_by_callee(index, names, callee, &r, id) {
                             return true;
                         }
                         match r {

@@ -50,6 +50,11 @@ const FILE_OPS: &[&str] = &[
     "flush",
 ];
 
+/// Driver-trait callbacks whose failure the subsystem's C code prints: not boundaries. The
+/// cpufreq core prints "Failed to change cpu frequency: %d" when `target_index` fails
+/// (`__target_index` in Linux 6.12).
+const SUBSYSTEM_PRINTS: &[&str] = &["target_index"];
+
 /// Traits whose `read`/`write` hand the error to the caller (std I/O): not boundaries.
 const IO_TRAITS: &[&str] = &[
     "Read",
@@ -615,8 +620,9 @@ impl<'n, 't> Walker<'n, 't> {
                 return Some(Boundary::FileOp);
             }
             // `impl phy::Driver for …`, `impl cpufreq::Driver for …`: every callback of a
-            // kernel driver trait is called by C through the subsystem's adapter.
-            if t == "Driver" && returns_result(sig) {
+            // kernel driver trait is called by C through the subsystem's adapter, except those
+            // whose failure the subsystem prints itself.
+            if t == "Driver" && returns_result(sig) && !SUBSYSTEM_PRINTS.contains(&name) {
                 return Some(Boundary::DriverCallback);
             }
         }

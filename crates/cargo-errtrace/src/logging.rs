@@ -43,8 +43,12 @@ const LOG_FUNCTIONS: &[&str] = &["dev_err_probe"];
 /// `.not_expected("…")`, `.or_log("…", v)`), read from `errtrace::vocabulary`, the list errtrace's
 /// own tests hold to `ResultExt`.
 fn log_methods() -> impl Iterator<Item = &'static str> {
-    errtrace::vocabulary::logging_methods()
+    errtrace::vocabulary::logging_methods().chain(KERNEL_LOG_METHODS.iter().copied())
 }
+
+/// The kernel crate's methods on a `Result` that print its error: a missing firmware property
+/// read with `.required_by(dev)` prints "property '…' is missing" on the device.
+const KERNEL_LOG_METHODS: &[&str] = &["required_by"];
 
 /// Result adapters whose closure argument runs on the error path: a log call inside the
 /// closure logs the error.
@@ -116,6 +120,15 @@ const ORIGIN_FUNCTIONS: &[&str] = &["from_errno", "to_result", "from_err_ptr"];
 /// make no origin there.
 const REPORTED_BY_CALLEE: &[&str] = &[
     "CString::try_from_fmt",
+    "CString::try_from",
+    // The fallible allocation methods of kernels before 6.12 (the kernel's own `alloc`).
+    "Vec::try_push",
+    "Vec::try_with_capacity",
+    "Vec::try_reserve",
+    "Vec::try_extend_from_slice",
+    "Box::try_new",
+    "Arc::try_new",
+    "UniqueArc::try_new",
     "Box::new",
     "Box::new_uninit",
     "Box::pin",
@@ -152,6 +165,25 @@ const CANNOT_FAIL: &[&str] = &[
     "Opaque::new",
     "init::zeroed",
     "init::uninit",
+];
+
+/// Calls of the kernel crate whose C side prints its failures, checked against the C sources
+/// of Linux 6.12, matched on the end of the path as written (a name alone matches any type's
+/// method of that name): `request_firmware` prints "Direct firmware load for … failed";
+/// `auxiliary_device_init`/`__auxiliary_device_add` print "adding auxiliary device failed!";
+/// `driver_register`/`bus_add_driver` print "Driver '…' is already registered" and their other
+/// failures; `pci_enable_device_mem` prints "can't enable device: BAR …", and
+/// `pci_request_region` "BAR n: can't reserve …"; `drm_dev_init` prints with `DRM_ERROR`.
+/// Their remaining failures are allocations.
+const C_SIDE_PRINTS: &[&str] = &[
+    "Firmware::request",
+    "auxiliary::Registration::new",
+    "driver::Registration::new",
+    "UnregisteredDevice::new",
+    "enable_device_mem",
+    "enable_device",
+    "iomap_region_sized",
+    "iomap_region",
 ];
 
 /// The kernel's allocator-specific aliases of `Box` and `Vec`.
@@ -231,6 +263,15 @@ impl Names {
             .find(|(alias, _)| *alias == owner)
             .map_or(owner, |(_, ty)| *ty);
         self.reported_by_callee.contains(&format!("{owner}::{name}"))
+    }
+
+    /// Does the C side of this call print its failures ([`C_SIDE_PRINTS`])? `segs` is the path
+    /// as written (`auxiliary::Registration::new`) or the type and method a call resolved to.
+    pub fn c_side_prints(&self, segs: &[&str]) -> bool {
+        C_SIDE_PRINTS.iter().any(|entry| {
+            let want: Vec<&str> = entry.split("::").collect();
+            segs.ends_with(&want)
+        })
     }
 
     /// Adds macros that log (the tree's own `macro_rules!` wrappers around logging macros).

@@ -160,6 +160,23 @@ impl<'a> Index<'a> {
         self.visible(cand, caller, &[]) || self.visible(caller, cand, &[])
     }
 
+    /// `segs` as written in `caller`'s file, with its first segment replaced by what a `use`
+    /// of that file imports under that name (`Registration` → `kernel::driver::Registration`).
+    pub fn expand_use(&self, segs: &[String], caller: FnId) -> Vec<String> {
+        let file_idx = self
+            .fns
+            .get(caller as usize)
+            .map(|x| x.0 as usize)
+            .unwrap_or(usize::MAX);
+        match segs.split_first() {
+            Some((first, rest)) => match self.uses.get(file_idx).and_then(|u| u.get(first.as_str())) {
+                Some(path) => path.iter().cloned().chain(rest.iter().cloned()).collect(),
+                None => segs.to_vec(),
+            },
+            None => Vec::new(),
+        }
+    }
+
     /// The functions named `name` in the caller's crate, when there are some and every one of
     /// them returns `Result`: whichever a call by that name reaches, it can fail in-tree.
     pub fn all_in_crate_return_result(&self, name: &str, caller: FnId) -> Option<Vec<FnId>> {
