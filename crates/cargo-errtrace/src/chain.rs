@@ -93,7 +93,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     // An allocation's failure: the allocator warned (the kernel's rule, which
                     // checkpatch enforces as "unnecessary out of memory message"), whether the
                     // source says `ENOMEM` or checks a C allocator's null.
-                    if site.allocation || site.errno.as_deref() == Some("ENOMEM") {
+                    if site.allocation || matches!(site.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER")) {
                         continue;
                     }
                     let what = match &site.target {
@@ -114,6 +114,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 }
                 // The callee reports its own failure (an allocation): not a silent origin,
                 // and its in-tree body is not followed.
+                // A deferral handed back on purpose (`if e == EPROBE_DEFER { return Err(e) }`).
+                Target::Call(_) if site.errno.as_deref() == Some("EPROBE_DEFER") => {}
                 Target::Call(callee) => match index.resolve(callee, id) {
                     r if reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the

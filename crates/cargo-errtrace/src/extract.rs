@@ -149,6 +149,8 @@ struct Walker<'n, 't> {
     gfp_call: bool,
     /// The `?` being recorded is an overflow or conversion guard.
     guard_call: bool,
+    /// Inside `if e == EPROBE_DEFER { … }`: the error returned there is a deferral.
+    deferral_depth: u32,
     /// Inside `pin_init!`/`init!` without `? Error`: every `<-` initialiser is infallible.
     infallible_init: u32,
     out: FileSummary,
@@ -194,6 +196,7 @@ impl<'n, 't> Walker<'n, 't> {
             alloc_null_depth: 0,
             gfp_call: false,
             guard_call: false,
+            deferral_depth: 0,
             infallible_init: 0,
             out,
         }
@@ -419,6 +422,7 @@ impl<'n, 't> Walker<'n, 't> {
         let before = self.before_flag();
         let allocation = self.alloc_null_depth > 0 || self.gfp_call;
         let guard = self.guard_call;
+        let deferral = self.deferral_depth > 0;
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {
@@ -434,7 +438,7 @@ impl<'n, 't> Walker<'n, 't> {
                 attached,
                 before,
                 in_closure,
-                errno: None,
+                errno: deferral.then(|| "EPROBE_DEFER".to_string()),
                 allocation,
                 guard,
             });
@@ -513,13 +517,16 @@ impl<'n, 't> Walker<'n, 't> {
     fn note_errno(&mut self, e: &Expr) {
         let errno = errno_named(e);
         if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
-            site.errno = errno;
+            if errno.is_some() {
+                site.errno = errno;
+            }
         }
     }
 
     fn push_site_with_before(&mut self, pos: Pos, how: How, target: Target, attached: bool, before: bool) {
         let allocation = self.alloc_null_depth > 0;
         let guard = self.guard_call;
+        let deferral = self.deferral_depth > 0;
         if let Some(ctx) = self.active_fn() {
             if ctx.closure_depth > 0 && how != How::Try {
                 return;
@@ -534,7 +541,7 @@ impl<'n, 't> Walker<'n, 't> {
                 attached,
                 before,
                 in_closure: false,
-                errno: None,
+                errno: deferral.then(|| "EPROBE_DEFER".to_string()),
                 allocation,
                 guard,
             });

@@ -180,6 +180,10 @@ const C_SIDE_PRINTS: &[&str] = &[
     "auxiliary::Registration::new",
     "driver::Registration::new",
     "UnregisteredDevice::new",
+    // Allocations (the allocator reports): `pwmchip_alloc`, and a property array read into a
+    // new vector, whose read error is in the `PropertyGuard` it returns.
+    "pwm::Chip::new",
+    "property_read_array_vec",
     "enable_device_mem",
     "enable_device",
     "iomap_region_sized",

@@ -429,3 +429,12 @@ pub(super) fn has_top_level_question(tokens: &TokenStream) -> bool {
         .into_iter()
         .any(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == '?'))
 }
+
+/// `x == CODE` or `CODE == x` (also `code::CODE`): the condition compares with the errno `code`.
+pub(super) fn compares_with(cond: &Expr, code: &str) -> bool {
+    let names = |e: &Expr| matches!(strip(e), Expr::Path(p) if last_seg(&p.path) == code);
+    match strip(cond) {
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => names(&b.left) || names(&b.right),
+        _ => false,
+    }
+}

@@ -301,6 +301,18 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // `if p.is_null() { return Err(…) }` after `let p = …alloc…(…)`: the errors made in
         // that branch are the allocation's failure, which the allocator reports.
         let null_alloc = null_checked_local(&i.cond).is_some_and(|n| self.alloc_locals.contains(&n));
+        // `if e == EPROBE_DEFER { return Err(e); }`: a deferral handed back on purpose, which
+        // the driver core records and retries (errtrace's own policy keeps it quiet too).
+        if compares_with(&i.cond, "EPROBE_DEFER") {
+            self.visit_expr(&i.cond);
+            self.deferral_depth += 1;
+            self.visit_block(&i.then_branch);
+            self.deferral_depth -= 1;
+            if let Some((_, e)) = &i.else_branch {
+                self.visit_expr(e);
+            }
+            return;
+        }
         if null_alloc {
             self.visit_expr(&i.cond);
             self.alloc_null_depth += 1;
