@@ -15,23 +15,18 @@ use crate::resolve::{FnId, Index, Resolution};
 /// exit the audit sees is not one: a `?` on a variable is not followed.
 pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<FnId> {
     let mut set: HashSet<FnId> = HashSet::new();
-    let n = index.fns.len() as FnId;
-    loop {
-        let mut added = false;
-        for id in 0..n {
-            if set.contains(&id) || !index.returns_result(id) {
-                continue;
-            }
-            let Some(func) = index.func(id) else { continue };
-            if func.sites.is_empty() {
-                continue;
-            }
-            let all = func.sites.iter().all(|s| {
+    grow(index, &mut set, |id, set| {
+        if !index.returns_result(id) {
+            return None;
+        }
+        let func = index.func(id)?;
+        let all = !func.sites.is_empty()
+            && func.sites.iter().all(|s| {
                 if s.attached || s.allocation {
                     return true;
                 }
                 match &s.target {
-                    Target::Made => s.before || s.errno.as_deref() == Some("ENOMEM"),
+                    Target::Made => s.before || matches!(s.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER")),
                     Target::OriginFn(_) => false,
                     Target::Call(callee) => {
                         let r = index.resolve(callee, id);
@@ -46,13 +41,27 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                     }
                 }
             });
-            if all {
-                set.insert(id);
-                added = true;
+        all.then_some(id)
+    });
+    set
+}
+
+/// Adds to `set` what `step` gives for each function, round after round, until a round adds
+/// nothing (each round adds at least one key, so this ends).
+fn grow<K: Eq + std::hash::Hash>(
+    index: &Index<'_>,
+    set: &mut HashSet<K>,
+    mut step: impl FnMut(FnId, &HashSet<K>) -> Option<K>,
+) {
+    loop {
+        let mut added = false;
+        for id in 0..index.fns.len() as FnId {
+            if let Some(k) = step(id, set) {
+                added |= set.insert(k);
             }
         }
         if !added {
-            return set;
+            return;
         }
     }
 }
@@ -82,30 +91,20 @@ pub(crate) fn explained_discards<'a>(index: &Index<'a>) -> HashSet<(&'a str, &'a
     if explained.is_empty() {
         return explained;
     }
-    // Pass-through functions, to a fixed point (each round adds at least one name).
-    loop {
-        let mut added = false;
-        for id in 0..index.fns.len() as FnId {
-            let (Some(func), Some(file)) = (index.func(id), index.file_of(id)) else {
-                continue;
-            };
-            let key = (file.crate_root.as_str(), func.name.as_str());
-            if explained.contains(&key) || !index.returns_result(id) {
-                continue;
-            }
-            let exits: Vec<&Site> = func.sites.iter().filter(|s| !s.in_closure).collect();
-            let passes_on = !exits.is_empty()
-                && exits.iter().all(|s| match &s.target {
-                    Target::Call(c) => explained.contains(&(key.0, c.name())),
-                    _ => false,
-                });
-            if passes_on {
-                explained.insert(key);
-                added = true;
-            }
+    // Pass-through functions, to a fixed point.
+    grow(index, &mut explained, |id, explained| {
+        let (func, file) = (index.func(id)?, index.file_of(id)?);
+        let key = (file.crate_root.as_str(), func.name.as_str());
+        if explained.contains(&key) || !index.returns_result(id) {
+            return None;
         }
-        if !added {
-            return explained;
-        }
-    }
+        let exits: Vec<&Site> = func.sites.iter().filter(|s| !s.in_closure).collect();
+        let passes_on = !exits.is_empty()
+            && exits.iter().all(|s| match &s.target {
+                Target::Call(c) => explained.contains(&(key.0, c.name())),
+                _ => false,
+            });
+        passes_on.then_some(key)
+    });
+    explained
 }

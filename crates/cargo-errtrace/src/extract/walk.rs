@@ -303,27 +303,20 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         let null_alloc = null_checked_local(&i.cond).is_some_and(|n| self.alloc_locals.contains(&n));
         // `if e == EPROBE_DEFER { return Err(e); }`: a deferral handed back on purpose, which
         // the driver core records and retries (errtrace's own policy keeps it quiet too).
-        if compares_with(&i.cond, "EPROBE_DEFER") {
-            self.visit_expr(&i.cond);
-            self.deferral_depth += 1;
-            self.visit_block(&i.then_branch);
-            self.deferral_depth -= 1;
-            if let Some((_, e)) = &i.else_branch {
-                self.visit_expr(e);
-            }
+        let deferral = compares_with(&i.cond, "EPROBE_DEFER");
+        if !null_alloc && !deferral {
+            visit::visit_expr_if(self, i);
             return;
         }
-        if null_alloc {
-            self.visit_expr(&i.cond);
-            self.alloc_null_depth += 1;
-            self.visit_block(&i.then_branch);
-            self.alloc_null_depth -= 1;
-            if let Some((_, e)) = &i.else_branch {
-                self.visit_expr(e);
-            }
-            return;
+        self.visit_expr(&i.cond);
+        self.alloc_null_depth += u32::from(null_alloc);
+        self.deferral_depth += u32::from(deferral);
+        self.visit_block(&i.then_branch);
+        self.alloc_null_depth -= u32::from(null_alloc);
+        self.deferral_depth -= u32::from(deferral);
+        if let Some((_, e)) = &i.else_branch {
+            self.visit_expr(e);
         }
-        visit::visit_expr_if(self, i);
     }
 
     fn visit_local(&mut self, l: &'ast syn::Local) {
