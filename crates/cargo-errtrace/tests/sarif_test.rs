@@ -77,3 +77,43 @@ fn fingerprints_are_unique_and_do_not_hold_line_numbers() {
         assert!(!fp.contains(&format!(":{line}:")), "{fp} holds its line");
     }
 }
+
+/// Chains listed on request (`--user-space`, `--guards`) are notes in SARIF, below the default
+/// report's warnings, so code scanning does not rank them with the silent chains.
+#[test]
+fn chains_listed_on_request_are_notes() {
+    let config = errtrace_audit::Config {
+        user_space: true,
+        guards: true,
+        ..Default::default()
+    };
+    let r = common::audit_with(&common::fixtures(), config);
+    let text = render(&r, Format::Sarif, Path::new("."), false);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let level_at = |file: &str, line: u64| {
+        results
+            .iter()
+            .find(|res| {
+                let loc = &res["locations"][0]["physicalLocation"];
+                loc["artifactLocation"]["uri"].as_str().unwrap().ends_with(file)
+                    && loc["region"]["startLine"].as_u64() == Some(line)
+            })
+            .map(|res| res["level"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        level_at("user_space_entry.rs", 8).as_deref(),
+        Some("note"),
+        "to user space"
+    );
+    assert_eq!(
+        level_at("overflow_guard.rs", 6).as_deref(),
+        Some("note"),
+        "a guard"
+    );
+    assert_eq!(
+        level_at("overflow_guard.rs", 16).as_deref(),
+        Some("warning"),
+        "a plain chain"
+    );
+}

@@ -13,6 +13,17 @@ fn level(kind: Kind) -> &'static str {
     }
 }
 
+/// A finding's level: its kind's, except that a chain listed on request (an errno returned to
+/// user space, an overflow guard) is a `note`, below the default report's warnings.
+fn finding_level(f: &Finding) -> &'static str {
+    let on_request = f.guard || f.boundary.as_ref().is_some_and(|b| b.user_space);
+    if on_request {
+        "note"
+    } else {
+        level(f.kind)
+    }
+}
+
 fn location(file: &str, line: u32, column: Option<u32>, message: Option<String>) -> Value {
     let mut region = json!({ "startLine": line.max(1) });
     if let Some(c) = column {
@@ -59,7 +70,7 @@ fn result(f: &Finding, fingerprint: &str) -> Value {
     let mut r = json!({
         "ruleId": f.kind.as_str(),
         "ruleIndex": rule_index,
-        "level": level(f.kind),
+        "level": finding_level(f),
         "message": { "text": format!("{} (in `{}`)", f.message, f.function) },
         "locations": [location(&f.file, f.line, Some(f.column), None)],
         "partialFingerprints": { "errtraceAudit/v2": fingerprint }
