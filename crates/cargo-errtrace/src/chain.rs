@@ -93,7 +93,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     // An allocation's failure: the allocator warned (the kernel's rule, which
                     // checkpatch enforces as "unnecessary out of memory message"), whether the
                     // source says `ENOMEM` or checks a C allocator's null.
-                    if site.allocation || matches!(site.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER")) {
+                    if site.allocation || site.quiet_errno() {
                         continue;
                     }
                     let what = match &site.target {
@@ -115,7 +115,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 // The callee reports its own failure (an allocation): not a silent origin,
                 // and its in-tree body is not followed.
                 // A deferral handed back on purpose (`if e == EPROBE_DEFER { return Err(e) }`).
-                Target::Call(_) if site.errno.as_deref() == Some("EPROBE_DEFER") => {}
+                Target::Call(_) if site.quiet_errno() => {}
                 Target::Call(callee) => match index.resolve(callee, id) {
                     r if reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the
@@ -408,9 +408,7 @@ pub(crate) fn reported_by_callee(
         // As written, and with its first segment's `use` followed (`Registration::new` after
         // `use kernel::driver::Registration`).
         let written: Vec<&str> = segs.iter().map(String::as_str).collect();
-        let expanded = index.expand_use(segs, caller);
-        let expanded: Vec<&str> = expanded.iter().map(String::as_str).collect();
-        if names.c_side_prints(&written) || names.c_side_prints(&expanded) {
+        if names.c_side_prints(&written) || names.c_side_prints(&index.expand_use(segs, caller)) {
             return true;
         }
     }

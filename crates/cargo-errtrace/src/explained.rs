@@ -26,7 +26,7 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                     return true;
                 }
                 match &s.target {
-                    Target::Made => s.before || matches!(s.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER")),
+                    Target::Made => s.before || s.quiet_errno(),
                     Target::OriginFn(_) => false,
                     Target::Call(callee) => {
                         let r = index.resolve(callee, id);

@@ -138,8 +138,6 @@ struct Walker<'n, 't> {
     fields: HashMap<String, Vec<(String, String)>>,
     /// Inside closures whose `?` is an `Option`'s (`find_map(|x| …)`).
     option_closures: u32,
-    /// The `.ok()` of the statement `f().ok();` being visited (a discard, not a swallow).
-    statement_ok: Option<Pos>,
     /// Locals of the current function bound to the result of an allocating call
     /// (`let p = unsafe { bindings::kzalloc(…) }`).
     alloc_locals: Vec<String>,
@@ -191,7 +189,6 @@ impl<'n, 't> Walker<'n, 't> {
             params: Vec::new(),
             fields: HashMap::new(),
             option_closures: 0,
-            statement_ok: None,
             alloc_locals: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
@@ -420,9 +417,25 @@ impl<'n, 't> Walker<'n, 't> {
             return;
         }
         let before = self.before_flag();
+        self.record_site(pos, how, target, attached, before, true);
+    }
+
+    /// Records a site in the current function, with what the walker knows around it (an
+    /// allocation's failure, a guard, a deferral). Inside a closure only `?` leaves the
+    /// function; in a function returning `Option` no site is an error path. `mark_closure`:
+    /// note that the site is inside a closure.
+    fn record_site(
+        &mut self,
+        pos: Pos,
+        how: How,
+        target: Target,
+        attached: bool,
+        before: bool,
+        mark_closure: bool,
+    ) {
         let allocation = self.alloc_null_depth > 0 || self.gfp_call;
         let guard = self.guard_call;
-        let deferral = self.deferral_depth > 0;
+        let errno = (self.deferral_depth > 0).then(|| "EPROBE_DEFER".to_string());
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {
@@ -437,8 +450,8 @@ impl<'n, 't> Walker<'n, 't> {
                 target,
                 attached,
                 before,
-                in_closure,
-                errno: deferral.then(|| "EPROBE_DEFER".to_string()),
+                in_closure: mark_closure && in_closure,
+                errno,
                 allocation,
                 guard,
             });
@@ -524,28 +537,7 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn push_site_with_before(&mut self, pos: Pos, how: How, target: Target, attached: bool, before: bool) {
-        let allocation = self.alloc_null_depth > 0;
-        let guard = self.guard_call;
-        let deferral = self.deferral_depth > 0;
-        if let Some(ctx) = self.active_fn() {
-            if ctx.closure_depth > 0 && how != How::Try {
-                return;
-            }
-            if ctx.returns_option && ctx.closure_depth == 0 {
-                return;
-            }
-            ctx.summary.sites.push(Site {
-                pos,
-                how,
-                target,
-                attached,
-                before,
-                in_closure: false,
-                errno: deferral.then(|| "EPROBE_DEFER".to_string()),
-                allocation,
-                guard,
-            });
-        }
+        self.record_site(pos, how, target, attached, before, false);
     }
 
     /// Tail expressions of the function body, through blocks, `if` and `match`.

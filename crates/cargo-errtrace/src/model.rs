@@ -184,6 +184,14 @@ pub struct Site {
     pub guard: bool,
 }
 
+impl Site {
+    /// Named `ENOMEM` (the allocator warned) or `EPROBE_DEFER` (a deferral the driver core
+    /// records and retries): not an error anyone waits to read about.
+    pub fn quiet_errno(&self) -> bool {
+        matches!(self.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER"))
+    }
+}
+
 /// A candidate finding that needs the whole-tree index to decide (does the callee return
 /// `Result`? is the crate `no_std`?).
 #[derive(Debug, Clone)]

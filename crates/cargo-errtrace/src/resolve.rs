@@ -162,31 +162,35 @@ impl<'a> Index<'a> {
 
     /// `segs` as written in `caller`'s file, with its first segment replaced by what a `use`
     /// of that file imports under that name (`Registration` → `kernel::driver::Registration`).
-    pub fn expand_use(&self, segs: &[String], caller: FnId) -> Vec<String> {
-        let file_idx = self
-            .fns
-            .get(caller as usize)
-            .map(|x| x.0 as usize)
-            .unwrap_or(usize::MAX);
-        match segs.split_first() {
-            Some((first, rest)) => match self.uses.get(file_idx).and_then(|u| u.get(first.as_str())) {
-                Some(path) => path.iter().cloned().chain(rest.iter().cloned()).collect(),
-                None => segs.to_vec(),
-            },
-            None => Vec::new(),
+    pub fn expand_use<'s>(&'s self, segs: &'s [String], caller: FnId) -> Vec<&'s str> {
+        let file_idx = self.fns.get(caller as usize).map(|x| x.0 as usize).unwrap_or(0);
+        let imported = segs
+            .first()
+            .and_then(|first| self.uses.get(file_idx).and_then(|u| u.get(first.as_str())));
+        match imported {
+            Some(path) => path
+                .iter()
+                .chain(segs.iter().skip(1))
+                .map(String::as_str)
+                .collect(),
+            None => segs.iter().map(String::as_str).collect(),
         }
+    }
+
+    /// Those of `cands` in the same crate as `caller`.
+    fn in_crate_of(&self, cands: &[FnId], caller: FnId) -> Vec<FnId> {
+        let crate_root = self.file_of(caller).map(|f| f.crate_root.as_str());
+        cands
+            .iter()
+            .copied()
+            .filter(|c| self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root)
+            .collect()
     }
 
     /// The functions named `name` in the caller's crate, when there are some and every one of
     /// them returns `Result`: whichever a call by that name reaches, it can fail in-tree.
     pub fn all_in_crate_return_result(&self, name: &str, caller: FnId) -> Option<Vec<FnId>> {
-        let crate_root = self.file_of(caller).map(|f| f.crate_root.as_str());
-        let same: Vec<FnId> = self
-            .candidates(name)
-            .iter()
-            .copied()
-            .filter(|c| self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root)
-            .collect();
+        let same = self.in_crate_of(self.candidates(name), caller);
         (!same.is_empty() && same.iter().all(|&c| self.returns_result(c))).then_some(same)
     }
 
@@ -200,12 +204,7 @@ impl<'a> Index<'a> {
             1 => Resolution::Resolved(cands[0]),
             n => {
                 let (cfile, _) = self.fns.get(caller as usize).copied().unwrap_or((u32::MAX, 0));
-                let crate_root = self.files.get(cfile as usize).map(|f| f.crate_root.as_str());
-                let same_crate: Vec<FnId> = cands
-                    .iter()
-                    .copied()
-                    .filter(|c| self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root)
-                    .collect();
+                let same_crate = self.in_crate_of(&cands, caller);
                 if same_crate.len() == 1 {
                     return Resolution::Resolved(same_crate[0]);
                 }
@@ -294,16 +293,8 @@ impl<'a> Index<'a> {
     }
 
     fn resolve_path(&self, segs: &[String], caller: FnId, cf: &FnSummary, cfile: &FileSummary) -> Resolution {
-        let file_idx = self.fns.get(caller as usize).map(|x| x.0 as usize).unwrap_or(0);
-        let mut segs: Vec<&str> = segs.iter().map(String::as_str).collect();
         // Follow a `use` for the first segment.
-        if let Some(first) = segs.first().copied() {
-            if let Some(path) = self.uses.get(file_idx).and_then(|u| u.get(first)) {
-                let mut expanded: Vec<&str> = path.iter().map(String::as_str).collect();
-                expanded.extend(segs.iter().skip(1));
-                segs = expanded;
-            }
-        }
+        let mut segs = self.expand_use(segs, caller);
         while matches!(segs.first(), Some(&"crate") | Some(&"self") | Some(&"super")) {
             segs.remove(0);
         }
@@ -403,17 +394,12 @@ impl<'a> Index<'a> {
             // `node`, called as `node::Crit::new()` after `use crate::node::Crit`): the type's
             // own name, in the caller's crate.
             if let Some(ty) = qual.last() {
-                let (cfile, _) = self.fns.get(caller as usize).copied().unwrap_or((u32::MAX, 0));
-                let crate_root = self.files.get(cfile as usize).map(|f| f.crate_root.as_str());
-                let by_type: Vec<FnId> = cands
+                let of_type: Vec<FnId> = cands
                     .iter()
                     .copied()
-                    .filter(|c| {
-                        self.func(*c).is_some_and(|f| f.owner.as_deref() == Some(*ty))
-                            && self.file_of(*c).map(|f| f.crate_root.as_str()) == crate_root
-                    })
+                    .filter(|c| self.func(*c).is_some_and(|f| f.owner.as_deref() == Some(*ty)))
                     .collect();
-                return self.pick(by_type, caller);
+                return self.pick(self.in_crate_of(&of_type, caller), caller);
             }
         }
         self.pick(matching, caller)

@@ -350,8 +350,8 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 Expr::Assign(a) if matches!(&*a.left, Expr::Infer(_)) => {
                     self.discard(&a.right, "_ =", pos(a.left.span()));
                 }
+                // A discard, not a swallow: its receiver is visited, not the `.ok()` itself.
                 Expr::MethodCall(m) if m.method == "ok" && m.args.is_empty() => {
-                    self.statement_ok = Some(pos(m.method.span()));
                     let (_, logged) = self.classify(&m.receiver);
                     if !logged {
                         let what = match self.callee_of(&m.receiver) {
@@ -364,6 +364,8 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                             format!("`.ok();` throws away {what} and its error"),
                         );
                     }
+                    self.visit_expr(&m.receiver);
+                    return;
                 }
                 Expr::Call(c) if c.args.len() == 1 => {
                     if let Expr::Path(p) = strip(&c.func) {
@@ -412,7 +414,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         match name.as_str() {
             // `.ok()` turns the error into `None`, which says nothing of why (Rust binder's
             // `reserve_existing(offset).ok()?` loses a bad `BC_FREE_BUFFER` pointer).
-            "ok" if m.args.is_empty() && self.statement_ok != Some(pos(m.method.span())) => {
+            "ok" if m.args.is_empty() => {
                 if let Some((callee, attached)) = self.callee_of(&m.receiver) {
                     if !attached {
                         self.add_check(
