@@ -9,11 +9,38 @@ scenario stress
 run $INSMOD errtrace_demo.ko
 # Meanwhile, in user space: control queries to errtrace and to dynamic_debug,
 # the recorder and the site list read, and a second errtrace module loaded and
-# unloaded, over and over until the stress ends. Nothing of user space writes
+# unloaded, over and over until the stress ends; a second loop reads the
+# control files (dynamic_debug's, tracefs' event list, errtrace's) while the
+# module comes and goes; a third takes CPUs 1-3 offline and back. errtrace's
+# tracepoints are enabled throughout. Nothing of user space writes
 # to the console while the stress runs (its lines would cut the kernel's on
 # SMP): the RUN line comes before, the RC and LOOP lines after.
 rm -f /tmp/stress-done
-echo "ERRTRACE-RUN: echo $ITERATIONS > $STRESS (with the loop in the background)"
+TRACING=/sys/kernel/tracing
+echo 1 > $TRACING/events/errtrace/enable
+say "ERRTRACE-RUN: echo $ITERATIONS > $STRESS (with the loops in the background)"
+(
+    n=0
+    while [ ! -f /tmp/stress-done ]; do
+        cat $DDCONTROL $TRACING/available_events > /dev/null
+        cat $CONTROL > /dev/null 2>&1
+        n=$((n + 1))
+    done
+    echo "$n" > /tmp/stress-reads
+) &
+(
+    n=0
+    # Once the stress has counted its CPUs and started a kthread on each.
+    sleep 2
+    while [ ! -f /tmp/stress-done ]; do
+        for c in 1 2 3; do
+            echo 0 > /sys/devices/system/cpu/cpu$c/online || touch /tmp/stress-hotplug-failed
+            echo 1 > /sys/devices/system/cpu/cpu$c/online || touch /tmp/stress-hotplug-failed
+        done
+        n=$((n + 1))
+    done
+    echo "$n" > /tmp/stress-hotplug
+) &
 (
     n=0
     while [ ! -f /tmp/stress-done ]; do
@@ -34,9 +61,14 @@ echo $ITERATIONS > $STRESS
 rc=$?
 touch /tmp/stress-done
 wait
-echo "ERRTRACE-RC: $rc (stress)"
-echo "ERRTRACE-LOOP: $(cat /tmp/stress-rounds) rounds of queries, reads and peer load/unload"
-[ -f /tmp/stress-peer-missing ] && echo "ERRTRACE-LOOP: peer not in dynamic_debug"
+say "ERRTRACE-RC: $rc (stress)"
+echo 0 > $TRACING/events/errtrace/enable
+say "ERRTRACE-LOOP: $(cat /tmp/stress-rounds) rounds of queries, reads and peer load/unload"
+say "ERRTRACE-LOOP: $(cat /tmp/stress-reads) reads of the control files while modules came and went"
+say "ERRTRACE-LOOP: $(cat /tmp/stress-hotplug) rounds of CPUs 1-3 offline and back"
+[ -f /tmp/stress-hotplug-failed ] && say "ERRTRACE-LOOP: a CPU hotplug write failed"
+run sh -c "echo online CPUs: \$(cat /sys/devices/system/cpu/online)"
+[ -f /tmp/stress-peer-missing ] && say "ERRTRACE-LOOP: peer not in dynamic_debug"
 run sh -c "grep -E '\]stress_' $CONTROL"
 
 scenario two-modules

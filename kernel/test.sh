@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Build a Linux 6.12 kernel with Rust support (once, cached), build the
-# out-of-tree errtrace module, boot it under qemu and check the serial log.
-# Runs from a fresh Debian 12 machine as root. See kernel/README.md.
+# Build Linux kernels with Rust support (once, cached), build the out-of-tree
+# errtrace module, boot it under qemu and check the serial log. Runs from a
+# fresh Debian 12 machine as root. See kernel/README.md.
 #
-# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug|upstream-before|upstream]...
+# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug|6.12|upstream-before|upstream]...
 #   --kernel-only   install the toolchain and build/cache the kernel(s), then stop.
-#   --flavour F     only this kernel (repeatable; default: all four, in this order).
-#                   base:  config.fragment (one CPU), every scenario.
-#                   debug: config.fragment + config-debug.fragment (SMP, PREEMPT,
-#                          lockdep, KASAN), booted with 4 CPUs: the scenarios
-#                          pinned to CPU 0, then the stress scenario.
-#                   upstream-before: config.fragment + config-upstream.fragment
+#   --flavour F     only this kernel (repeatable; default: all five, in this order).
+#                   base:  Linux 7.3 (Debian's linux-source-7.3) with Debian's
+#                          own amd64 config, trimmed (config/distro-trim.fragment,
+#                          config/errtrace.fragment): JUMP_LABEL, DYNAMIC_DEBUG,
+#                          PREEMPT_DYNAMIC, SMP as Debian ships them; one CPU,
+#                          every scenario.
+#                   debug: the same + config/debug.fragment (lockdep, KASAN,
+#                          atomic-sleep and preemption checks), booted with 4
+#                          CPUs: the scenarios pinned to CPU 0, then the stress.
+#                   6.12:  Linux 6.12 (the LTS Android's GKI ships Rust binder
+#                          on), tinyconfig + config.fragment (no jump labels):
+#                          every scenario.
+#                   upstream-before: 6.12, config.fragment + config-upstream.fragment
 #                          (the in-tree Rust samples and drivers), unpatched;
 #                          upstream-scenarios.sh with in-tree modules only.
 #                   upstream: the same with kernel/patches/*.patch applied
@@ -51,24 +58,35 @@ LOCATION_SITES=${ERRTRACE_LOCATION_SITES:-32}
 RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
 RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
-# The footprint limits of a whole errtrace instance in the module (bytes).
-# data+bss includes one 40-byte dynamic_debug descriptor per static site (what
-# a C pr_debug() callsite costs) and the demo's own statics (its platform
-# driver, device buses); text includes the tracepoint and dyndbg paths.
-MAX_DATA_BSS=38912
-MAX_TEXT=57344
+# The footprint limits of a whole errtrace instance in the module (bytes), per
+# kernel. data+bss includes one dynamic_debug descriptor per static site (what a
+# C pr_debug() callsite costs: 56 bytes with jump labels, 40 without) and the
+# demo's own statics (its platform driver, device buses); text includes the
+# tracepoint and dyndbg paths; Debian's config optimizes for speed (Rust at
+# -Copt-level=2, with IBT and return thunks), tinyconfig for size (-Copt-level=s).
+MAX_DATA_BSS_73=43008
+MAX_DATA_BSS_612=38912
+MAX_TEXT_73=81920
+MAX_TEXT_612=57344
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
 
 RUST_WEB_VERSION=1.85.0+dfsg3-1~deb12u3
-BINDGEN_VERSION=0.65.1
-KSRC_PKG=linux-source-6.12
-KSRC_TAR=/usr/src/linux-source-6.12.tar.xz
 RUSTC=/usr/bin/rustc
 RUSTDOC=/usr/bin/rustdoc
-BINDGEN_ROOT=$CACHE_ROOT/tools/bindgen-$BINDGEN_VERSION
-BINDGEN=$BINDGEN_ROOT/bin/bindgen
+# Linux 7.3 (Debian trixie-backports, with Debian's kernel configs) needs LLVM
+# >= 17 and bindgen >= 0.71.1; Linux 6.12 (bookworm) builds with bookworm's
+# LLVM 14 and bindgen 0.65.1, as it always has.
+BACKPORTS_SUITE=trixie-backports
+KSRC_PKG_73=linux-source-7.3
+KCONFIG_PKG_73=linux-config-7.3
+KCONFIG_73=/usr/src/linux-config-7.3/config.amd64_none_amd64.xz
+BINDGEN_VERSION_73=0.71.1
+LLVM_73=-19
+KSRC_PKG_612=linux-source-6.12
+BINDGEN_VERSION_612=0.65.1
+LLVM_612=1
 # Bump when the way the kernel is built changes, to invalidate caches.
 RECIPE=1
 
@@ -78,15 +96,15 @@ while (($#)); do
     case $1 in
         --kernel-only) KERNEL_ONLY=1 ;;
         --flavour)
-            [[ ${2:-} =~ ^(base|debug|upstream-before|upstream)$ ]] ||
-                { echo "test.sh: --flavour takes base, debug, upstream-before or upstream" >&2; exit 2; }
+            [[ ${2:-} =~ ^(base|debug|6\.12|upstream-before|upstream)$ ]] ||
+                { echo "test.sh: --flavour takes base, debug, 6.12, upstream-before or upstream" >&2; exit 2; }
             FLAVOURS+=("$2"); shift ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
         *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
-((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug upstream-before upstream)
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug 6.12 upstream-before upstream)
 
 # ---------------------------------------------------------------- helpers
 CURRENT_STEP=setup
@@ -129,16 +147,47 @@ APT=(apt-get -o DPkg::Lock::Timeout=900 -y -q)
 PACKAGES=(
     "rustc-web=$RUST_WEB_VERSION" "rust-web-src=$RUST_WEB_VERSION"
     "libstd-rust-web-dev=$RUST_WEB_VERSION" "libstd-rust-web-1.85=$RUST_WEB_VERSION"
-    clang lld llvm libclang-dev
+    clang lld llvm libclang-dev clang-19 lld-19 llvm-19 libclang-19-dev
     qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
-    "$KSRC_PKG" make xz-utils gzip libc6-dev
+    "$KSRC_PKG_612" "$KSRC_PKG_73/$BACKPORTS_SUITE" "$KCONFIG_PKG_73/$BACKPORTS_SUITE"
+    make xz-utils gzip libc6-dev openssl
 )
 
+# add_suite SUITE: apt's sources get SUITE on the Debian mirror the machine already uses (the
+# URIs of its bookworm entry), at apt's default priority for backports (nothing is taken from it
+# unless asked for by name).
+add_suite() {
+    local suite=$1 file=/etc/apt/sources.list.d/errtrace-$1.sources uri keyring
+    grep -rqsE "^(Suites:.*[[:space:]]|deb .*[[:space:]])$suite([[:space:]]|\$)" \
+        /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+    uri=$(grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources | grep -v security | grep -m1 -E 'debian/?$' |
+        awk '{ print $2 }')
+    [[ -n $uri ]] || uri=$(grep -hsE '^deb .* bookworm( |$)' /etc/apt/sources.list | awk '{ print $2 }' | head -n1)
+    [[ -n $uri ]] || die "no Debian mirror found in apt's sources to add $suite to"
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    echo "    apt: adding $suite from $uri ($file)"
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+        "$uri" "$suite" "$keyring" >"$file"
+    APT_UPDATE=1
+}
+
 do_apt() {
+    APT_UPDATE=0
+    add_suite "$BACKPORTS_SUITE"
+    # A machine whose qemu-utils came from bookworm-backports (qemu 10) cannot install
+    # bookworm's qemu-system-x86 7.2 beside it: take qemu from the same suite.
+    local qemu_utils
+    qemu_utils=$(dpkg-query -W -f='${db:Status-Status} ${Version}' qemu-utils 2>/dev/null || true)
+    if [[ $qemu_utils == installed*bpo12* ]]; then
+        add_suite bookworm-backports
+        PACKAGES=("${PACKAGES[@]/#qemu-system-x86/qemu-system-x86/bookworm-backports}"
+            qemu-system-common/bookworm-backports qemu-system-data/bookworm-backports
+            seabios/bookworm-backports)
+    fi
     # Skip apt entirely when every package is installed at the wanted version.
     local missing=() p name ver have
     for p in "${PACKAGES[@]}"; do
-        name=${p%%=*}; ver=${p#*=}; [[ $ver == "$p" ]] && ver=
+        name=${p%%=*}; name=${name%%/*}; ver=${p#*=}; [[ $ver == "$p" ]] && ver=
         have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' "$name" 2>/dev/null || true)
         if [[ $have != installed* ]] || [[ -n $ver && $have != "installed $ver" ]]; then
             missing+=("$p")
@@ -149,60 +198,103 @@ do_apt() {
     else
         echo "    installing: ${missing[*]}"
         mkdir -p "$CACHE_ROOT"
+        APT_UPDATE=1
+    fi
+    if ((APT_UPDATE)); then
+        mkdir -p "$CACHE_ROOT"
         logged "$CACHE_ROOT/apt.log" "${APT[@]}" update
+    fi
+    if ((${#missing[@]})); then
         logged "$CACHE_ROOT/apt-install.log" \
             env DEBIAN_FRONTEND=noninteractive "${APT[@]}" install --no-install-recommends "${PACKAGES[@]}"
     fi
     [[ -x $RUSTC ]] || die "$RUSTC missing after install"
     "$RUSTC" --version | grep -q '^rustc 1\.85\.' || die "$RUSTC is not 1.85: $("$RUSTC" --version)"
-    [[ -f $KSRC_TAR ]] || die "$KSRC_TAR missing after install"
+    local v
+    for v in 7.3 6.12; do
+        [[ -f /usr/src/linux-source-$v.tar.xz ]] || die "/usr/src/linux-source-$v.tar.xz missing after install"
+    done
+    [[ -f $KCONFIG_73 ]] || die "$KCONFIG_73 missing after install"
     command -v cargo >/dev/null || die "cargo not found (needed for bindgen-cli and the proc-macro crate)"
 }
 
+bindgen_path() { echo "$CACHE_ROOT/tools/bindgen-$1/bin/bindgen"; }
+
 do_bindgen() {
-    if [[ -x $BINDGEN ]] && "$BINDGEN" --version | grep -q " $BINDGEN_VERSION\$"; then
-        echo "    $BINDGEN present"
-        return
-    fi
-    mkdir -p "$CACHE_ROOT/tools"
-    # Built with the machine's cargo/rustc; it is a host tool only.
-    logged "$CACHE_ROOT/tools/bindgen.log" \
-        cargo install --locked --force --root "$BINDGEN_ROOT" bindgen-cli --version "$BINDGEN_VERSION"
-    "$BINDGEN" --version
+    local v b
+    # The bindgen versions the chosen flavours need.
+    for v in $(for FLAVOUR in "${FLAVOURS[@]}"; do kernel_vars; echo "$BINDGEN_VERSION"; done | sort -u); do
+        b=$(bindgen_path "$v")
+        if [[ -x $b ]] && "$b" --version | grep -q " $v\$"; then
+            echo "    $b present"
+            continue
+        fi
+        mkdir -p "$CACHE_ROOT/tools"
+        # Built with the machine's cargo/rustc; it is a host tool only.
+        logged "$CACHE_ROOT/tools/bindgen-$v.log" \
+            cargo install --locked --force --root "$CACHE_ROOT/tools/bindgen-$v" bindgen-cli --version "$v"
+        "$b" --version
+    done
 }
 
 KMAKE=()
 FLAVOUR=base
-# The config fragments of the current flavour, merged in this order.
+# The kernel of the current flavour: version, source package and toolchain.
+kernel_vars() {
+    case $FLAVOUR in
+        base|debug)
+            KVER=7.3 KSRC_PKG=$KSRC_PKG_73 BINDGEN_VERSION=$BINDGEN_VERSION_73 LLVM_ARG=$LLVM_73 ;;
+        *)
+            KVER=6.12 KSRC_PKG=$KSRC_PKG_612 BINDGEN_VERSION=$BINDGEN_VERSION_612 LLVM_ARG=$LLVM_612 ;;
+    esac
+    KSRC_TAR=/usr/src/linux-source-$KVER.tar.xz
+    BINDGEN=$(bindgen_path "$BINDGEN_VERSION")
+    # LLVM=-19 means clang-19, ld.lld-19, …; LLVM=1 the unsuffixed ones.
+    if [[ $LLVM_ARG == 1 ]]; then LLVM_SUFFIX=; else LLVM_SUFFIX=$LLVM_ARG; fi
+}
+# The config fragments of the current flavour, merged in this order (7.3: on
+# Debian's config with its modules off; 6.12: on tinyconfig).
 fragments() {
-    echo "$HERE/config.fragment"
-    [[ $FLAVOUR == debug ]] && echo "$HERE/config-debug.fragment"
-    [[ $FLAVOUR == upstream* ]] && echo "$HERE/config-upstream.fragment"
+    case $FLAVOUR in
+        base|debug)
+            echo "$HERE/config/distro-trim.fragment"
+            echo "$HERE/config/errtrace.fragment"
+            [[ $FLAVOUR == debug ]] && echo "$HERE/config/debug.fragment" ;;
+        *)
+            echo "$HERE/config.fragment"
+            [[ $FLAVOUR == upstream* ]] && echo "$HERE/config-upstream.fragment" ;;
+    esac
     return 0
 }
 # The patch series applied to the upstream kernel, in order.
 patches() { ls "$HERE"/patches/*.patch; }
 upstream() { [[ $FLAVOUR == upstream || $FLAVOUR == upstream-before ]]; }
 kernel_key() {
+    kernel_vars
     {
         echo "recipe $RECIPE"
         dpkg-query -W -f='${Package} ${Version}\n' "$KSRC_PKG"
         stat -c '%s %Y' "$KSRC_TAR"
+        if [[ $KVER == 7.3 ]]; then
+            dpkg-query -W -f='${Package} ${Version}\n' "$KCONFIG_PKG_73"
+            xzcat "$KCONFIG_73"
+        fi
         local f
         for f in $(fragments); do cat "$f"; done
         if [[ $FLAVOUR == upstream ]]; then for f in $(patches); do cat "$f"; done; fi
         "$RUSTC" -vV
         "$BINDGEN" --version
-        clang --version | head -n1
-        ld.lld --version
+        "clang$LLVM_SUFFIX" --version | head -n1
+        "ld.lld$LLVM_SUFFIX" --version
     } | sha256sum | cut -c1-16
 }
 setup_kernel_vars() {
+    kernel_vars
     KEY=$(kernel_key)
     KBASE=$CACHE_ROOT/$KEY
-    KDIR=$KBASE/linux-source-6.12
+    KDIR=$KBASE/linux-source-$KVER
     KSTAMP=$KBASE/.built
-    KMAKE=(make -C "$KDIR" LLVM=1 RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
+    KMAKE=(make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
@@ -212,7 +304,7 @@ setup_kernel_vars() {
 do_copy_before() {
     local before
     before=$(FLAVOUR=upstream-before; kernel_key)
-    before=$CACHE_ROOT/$before/linux-source-6.12
+    before=$CACHE_ROOT/$before/linux-source-$KVER
     [[ -f $before/../.built ]] || die "upstream-before kernel not built (run with --flavour upstream-before first)"
     echo "    kernel cache: $KBASE (from $before)"
     # Each version of the series is a 2 GB tree: keep only the current one.
@@ -251,7 +343,14 @@ do_untar() {
 
 do_config() {
     logged "$KBASE/config.log" "${KMAKE[@]}" rustavailable
-    logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
+    if [[ $KVER == 7.3 ]]; then
+        # Debian's own config, every module off (no in-tree modules: what qemu needs is built
+        # in), then the fragments.
+        xzcat "$KCONFIG_73" | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' >"$KDIR/.config"
+        logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    else
+        logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
+    fi
     local -a frags
     mapfile -t frags < <(fragments)
     (cd "$KDIR" && logged "$KBASE/config.log" \
@@ -364,16 +463,18 @@ footprint() {
         printf '      %-22s text %6d  data %6d  bss %6d  data+bss %6d\n' \
             "$(basename "$obj")" "$t" "$d" "$b" $((d + b)) | tee -a /dev/fd/3
     done
-    if [[ $FLAVOUR != base ]]; then
+    if [[ $FLAVOUR == debug ]]; then
         # KASAN and lockdep instrument every access: sizes say nothing about errtrace's.
         echo "    (no limits for the $FLAVOUR kernel's instrumented build)"
         exec 3>&-
         return
     fi
-    echo "    limits: errtrace text <= $MAX_TEXT, module data+bss <= $MAX_DATA_BSS" | tee -a /dev/fd/3
+    local max_data=$MAX_DATA_BSS_612 max_text=$MAX_TEXT_612
+    [[ $KVER == 7.3 ]] && { max_data=$MAX_DATA_BSS_73; max_text=$MAX_TEXT_73; }
+    echo "    limits (Linux $KVER): errtrace text <= $max_text, module data+bss <= $max_data" | tee -a /dev/fd/3
     exec 3>&-
-    ((lib_t <= MAX_TEXT)) || die "errtrace text $lib_t bytes > $MAX_TEXT"
-    ((d + b <= MAX_DATA_BSS)) || die "module data+bss $((d + b)) bytes > $MAX_DATA_BSS"
+    ((lib_t <= max_text)) || die "errtrace text $lib_t bytes > $max_text"
+    ((d + b <= max_data)) || die "module data+bss $((d + b)) bytes > $max_data"
 }
 
 # The upstream kernels: the in-tree Rust modules the config builds, unmodified.
@@ -421,17 +522,31 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 cd /lib/modules
-echo "ERRTRACE-GUEST: start"
+# Every line of the guest goes into the kernel's log (/dev/kmsg), marked "@@ ",
+# so that the serial console has the kernel's lines and the guest's in one
+# order: a serial console that prints from its own kthread (7.3's 8250 is an
+# nbcon console) would otherwise print a command's kernel lines after the
+# guest's next lines. test.sh removes the timestamp and the mark again.
+# say TEXT: one line of the guest.
+say() { echo "@@ $*" > /dev/kmsg; }
+say "ERRTRACE-GUEST: start"
 # scenario NAME: marks the start of a scenario in the serial log.
-scenario() { echo "ERRTRACE-SCENARIO: $*"; }
-# run CMD...: echo the command, run it, echo its exit code (and the command's basename).
-run() { echo "ERRTRACE-RUN: $*"; "$@"; echo "ERRTRACE-RC: $? (${1##*/})"; }
+scenario() { say "ERRTRACE-SCENARIO: $*"; }
+# run CMD...: say the command, run it, say its output and its exit code (and the
+# command's basename).
+run() {
+    say "ERRTRACE-RUN: $*"
+    "$@" > /tmp/run.out 2>&1
+    set -- $? "${1##*/}"
+    while IFS= read -r line || [ -n "$line" ]; do say "$line"; done < /tmp/run.out
+    say "ERRTRACE-RC: $1 ($2)"
+}
 # With the stress scenario (the debug kernel, 4 CPUs), the other scenarios run
 # pinned to CPU 0, so that their CPU ids and orders are those of the base kernel.
 if [ -f /stress.sh ]; then taskset -p 1 $$ >/dev/null; fi
 . /scenarios.sh
 if [ -f /stress.sh ]; then taskset -p ff $$ >/dev/null; . /stress.sh; fi
-echo "ERRTRACE-GUEST: done"
+say "ERRTRACE-GUEST: done"
 reboot -f
 EOF
     chmod +x "$root/init"
@@ -449,10 +564,12 @@ do_boot() {
     timeout --foreground -k 10 "$limit" \
         qemu-system-x86_64 -accel tcg -nographic -no-reboot "${machine[@]}" \
         -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$RUN/initramfs.cpio.gz" \
-        -append "console=ttyS0 panic=-1 oops=panic" \
+        -append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on log_buf_len=8M" \
         -serial "file:$SERIAL_LOG" -monitor none </dev/null >"$RUN/qemu.out" 2>&1 || rc=$?
-    # Drop CRs and the firmware's terminal escape sequences.
-    [[ -f $SERIAL_LOG ]] && sed -i -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' "$SERIAL_LOG"
+    # Drop CRs and the firmware's terminal escape sequences; the guest's own lines
+    # (said through /dev/kmsg, see /init) lose their timestamp and mark.
+    [[ -f $SERIAL_LOG ]] && sed -i -E -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' \
+        -e 's/^\[ *[0-9]+\.[0-9]+\] @@ //' "$SERIAL_LOG"
     ((rc != 124)) || die "qemu timed out after ${limit}s (serial log: $SERIAL_LOG)"
     ((rc == 0)) || die "qemu exited $rc: $(cat "$RUN/qemu.out") (serial log: $SERIAL_LOG)"
     [[ -s $SERIAL_LOG ]] || die "empty serial log"
@@ -489,7 +606,7 @@ disasm() {
 do_costs() {
     local before after m
     before=$(FLAVOUR=upstream-before; kernel_key)
-    before=$CACHE_ROOT/$before/linux-source-6.12
+    before=$CACHE_ROOT/$before/linux-source-$KVER
     after=$KDIR
     [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
     exec 3>"$RUN/costs.txt"

@@ -37,6 +37,16 @@ use device::Device;
 use errtrace::ResultExt;
 use glue::{KernelResultExt, SliceWriter};
 
+#[cfg(linux_6_13)]
+module! {
+    type: ErrtraceDemo,
+    name: "errtrace_demo",
+    authors: ["errtrace developers"],
+    description: "errtrace kernel demo: a driver whose errors say where they came from",
+    license: "GPL",
+}
+
+#[cfg(not(linux_6_13))]
 module! {
     type: ErrtraceDemo,
     name: "errtrace_demo",
@@ -85,12 +95,12 @@ fn apply_ctl(quiet: bool) -> Result {
     match errtrace::control::apply(ctl) {
         Ok(applied) => {
             if !quiet {
-                pr_info!("ctl: {:?}: {}\n", ctl, applied);
+                pr_info!("ctl: {:?}: {}\n", ctl, format_args!("{applied}"));
             }
             Ok(())
         }
         Err(e) => {
-            pr_err!("ctl: {:?}: {}\n", ctl, e);
+            pr_err!("ctl: {:?}: {}\n", ctl, format_args!("{e}"));
             Err(EINVAL)
         }
     }
@@ -181,11 +191,11 @@ pub unsafe extern "C" fn errtrace_demo_control_write(buf: *const c_char, len: us
     };
     match errtrace::control::apply(text) {
         Ok(applied) => {
-            pr_info!("control: {:?}: {}\n", text.trim(), applied);
+            pr_info!("control: {:?}: {}\n", text.trim(), format_args!("{applied}"));
             0
         }
         Err(e) => {
-            pr_err!("control: {:?}: {}\n", text.trim(), e);
+            pr_err!("control: {:?}: {}\n", text.trim(), format_args!("{e}"));
             EINVAL.to_errno() as c_long
         }
     }

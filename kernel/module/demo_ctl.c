@@ -70,13 +70,12 @@ int errtrace_demo_param_chip_id(void)
 
 /*
  * errtrace's dynamic_debug descriptors (errtrace::__private::DynDebug, in
- * Rust) are laid out as struct _ddebug without CONFIG_JUMP_LABEL: four
- * string pointers, then one word of bit-fields. The size and offsets are
- * checked here; the bit-field order by errtrace_demo_ddebug_word() at load.
+ * Rust) are laid out as this kernel's struct _ddebug: four string pointers,
+ * one word of bit-fields and, with CONFIG_JUMP_LABEL, the static key. Rust
+ * checks the size and offsets at compile time against the kernel's bindgen
+ * struct _ddebug; the bit-field order inside the word is the C compiler's,
+ * returned here for the glue to compare at load.
  */
-static_assert(sizeof(struct _ddebug) == 40);
-static_assert(offsetof(struct _ddebug, format) == 24);
-
 u32 errtrace_demo_ddebug_word(u32 line, u32 flags);
 u32 errtrace_demo_ddebug_word(u32 line, u32 flags)
 {

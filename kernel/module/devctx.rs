@@ -2,10 +2,12 @@
 //! Device context: errtrace lines about a device print like `dev_err!`'s (driver and device
 //! name first), and a probe's error leaves with `dev_err_probe`'s rules.
 //!
-//! - [`DeviceScope`] (from [`enter`]): while it lives, every errtrace line this task prints —
-//!   a creator's line, a boundary's report, a rate limit's summary — goes through
+//! - [`with_device`]`(dev, || body())`: while `body` runs, every errtrace line this task
+//!   prints — a creator's line, a boundary's report, a rate limit's summary — goes through
 //!   `dev_printk` for the device: `errtrace-demo errtrace-demo.2: chip busy …`. Four identical
-//!   devices failing the same way print four distinguishable lines.
+//!   devices failing the same way print four distinguishable lines. The scope is a closure,
+//!   not a guard: no order of drops and no `mem::forget` can end it early or leave it behind,
+//!   because safe code never holds it; it ends when `body` returns, and scopes nest strictly.
 //! - [`probe_result`]: the end of a probe. `EPROBE_DEFER` becomes the device's deferral reason
 //!   through the kernel's own `dev_err_probe` (listed in `/sys/kernel/debug/devices_deferred`
 //!   with the error's origin); `ENOMEM` prints nothing (both are quiet by errtrace's default
@@ -17,7 +19,7 @@
 //! half-made entry, and nothing blocks or allocates. Lookups happen only in task context: an
 //! interrupt that makes an error does not borrow the interrupted task's device. A scope
 //! entered while the task already has one (a probe that adds a child device synchronously)
-//! swaps the device and restores it on exit. With all slots taken, the scope is inactive and
+//! swaps the device and restores it when its closure returns. With all slots taken, the scope is inactive and
 //! lines print without the device (the module's `pr_*` prefix), which is the only loss.
 
 use crate::glue::SliceWriter;
@@ -73,49 +75,60 @@ pub(crate) fn raw(dev: &Device) -> *mut c_void {
     (dev as *const Device).cast_mut().cast()
 }
 
-/// A device scope; ends when dropped (see the module docs).
-pub(crate) struct DeviceScope<'a> {
+/// Runs `body` in a device scope for `dev` in this task (see the module docs) and returns what
+/// it returns.
+pub(crate) fn with_device<R>(dev: &Device, body: impl FnOnce() -> R) -> R {
+    let _scope = Scope::enter(raw(dev));
+    body()
+}
+
+/// The scope of one [`with_device`] call. Private: made and dropped only there, so scopes
+/// end in the reverse order of their start, each exactly once.
+///
+/// # Invariants
+///
+/// `slot`, when set, is this task's slot; `previous` is what it held before this scope.
+struct Scope {
     slot: Option<&'static Slot>,
     /// The device this task had before (a nested scope), restored on drop.
     previous: *mut c_void,
     /// Whether this scope claimed the slot (and so frees it).
     owner: bool,
-    _dev: core::marker::PhantomData<&'a Device>,
 }
 
-/// Enters a device scope for `dev` in this task.
-pub(crate) fn enter(dev: &Device) -> DeviceScope<'_> {
-    let me = task();
-    let mut scope = DeviceScope {
-        slot: None,
-        previous: ptr::null_mut(),
-        owner: false,
-        _dev: core::marker::PhantomData,
-    };
-    if me.is_null() {
-        return scope;
-    }
-    if let Some(slot) = TABLE.iter().find(|s| s.task.load(Ordering::Relaxed) == me) {
-        scope.previous = slot.dev.swap(raw(dev), Ordering::Relaxed);
-        scope.slot = Some(slot);
-        return scope;
-    }
-    for slot in &TABLE {
-        if slot
-            .task
-            .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-        {
-            slot.dev.store(raw(dev), Ordering::Relaxed);
-            scope.slot = Some(slot);
-            scope.owner = true;
-            break;
+impl Scope {
+    fn enter(dev: *mut c_void) -> Scope {
+        let me = task();
+        let mut scope = Scope {
+            slot: None,
+            previous: ptr::null_mut(),
+            owner: false,
+        };
+        if me.is_null() {
+            return scope;
         }
+        if let Some(slot) = TABLE.iter().find(|s| s.task.load(Ordering::Relaxed) == me) {
+            scope.previous = slot.dev.swap(dev, Ordering::Relaxed);
+            scope.slot = Some(slot);
+            return scope;
+        }
+        for slot in &TABLE {
+            if slot
+                .task
+                .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+            {
+                slot.dev.store(dev, Ordering::Relaxed);
+                scope.slot = Some(slot);
+                scope.owner = true;
+                break;
+            }
+        }
+        scope
     }
-    scope
 }
 
-impl Drop for DeviceScope<'_> {
+impl Drop for Scope {
     fn drop(&mut self) {
         let Some(slot) = self.slot else { return };
         slot.dev.store(self.previous, Ordering::Relaxed);
@@ -123,6 +136,14 @@ impl Drop for DeviceScope<'_> {
             slot.task.store(ptr::null_mut(), Ordering::Release);
         }
     }
+}
+
+/// Slots claimed by some task (the scope self-check: none once every scope has ended).
+pub(crate) fn claimed() -> usize {
+    TABLE
+        .iter()
+        .filter(|s| !s.task.load(Ordering::Relaxed).is_null())
+        .count()
 }
 
 /// The device of this task's scope, if it is in one (task context only).
@@ -150,10 +171,12 @@ pub(crate) unsafe fn dev_printk(dev: *mut c_void, level: c_int, line: &str) {
 
 /// The end of a probe of `dev`, with `dev_err_probe`'s rules (see the module docs): `0` on
 /// success, the negative errno on failure.
-#[track_caller]
 pub(crate) fn probe_result(dev: &Device, result: errtrace::Result) -> c_int {
     let Err(e) = result else { return 0 };
-    let _scope = enter(dev);
+    with_device(dev, || probe_failed(dev, e))
+}
+
+fn probe_failed(dev: &Device, e: errtrace::Error) -> c_int {
     if e.is(EPROBE_DEFER) {
         // The reason: the error's one line (code and origin); a label, not a report.
         let mut buf = [0u8; 160];

@@ -6,8 +6,17 @@
  * checks the tracepoint's own key again.
  */
 #include <linux/types.h>
+#include <linux/version.h>
 
 #define CREATE_TRACE_POINTS
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+/*
+ * Also rust_do_trace_errtrace_error()/_hop(): Rust checks the tracepoints'
+ * static keys itself (the kernel's Rust tracepoint support) and calls these
+ * only when an event is enabled.
+ */
+#define CREATE_RUST_TRACE_POINTS
+#endif
 #include "errtrace_trace.h"
 
 /* Implemented in Rust (glue.rs): which = 0 for errors, 1 for hops. */
@@ -35,7 +44,8 @@ void errtrace_tp_hop_unreg(void)
 	errtrace_glue_tp_enabled(1, false);
 }
 
-/* Called from Rust. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+/* Called from Rust (Linux 6.12 has no Rust tracepoint support). */
 void errtrace_tp_error(int err, const char *name, size_t name_len,
 		       const char *file, size_t file_len, u32 line,
 		       const char *func, size_t func_len, u32 site, u32 seq);
@@ -55,3 +65,4 @@ void errtrace_tp_hop(int err, u32 seq, const char *file, size_t file_len,
 {
 	trace_errtrace_hop(err, seq, file, file_len, line);
 }
+#endif

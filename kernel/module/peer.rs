@@ -7,6 +7,16 @@ use errtrace::sink::{Record, Sink};
 use errtrace::{code::ENOENT, err, ResultExt};
 use kernel::prelude::*;
 
+#[cfg(linux_6_13)]
+module! {
+    type: ErrtracePeer,
+    name: "errtrace_peer",
+    authors: ["errtrace"],
+    description: "A second errtrace user, loaded beside errtrace_demo",
+    license: "GPL",
+}
+
+#[cfg(not(linux_6_13))]
 module! {
     type: ErrtracePeer,
     name: "errtrace_peer",
@@ -22,7 +32,7 @@ struct Printk;
 
 impl Sink for Printk {
     fn emit(&self, record: &Record<'_>) {
-        pr_warn!("{}\n", record);
+        pr_warn!("{}\n", format_args!("{record}"));
     }
 }
 

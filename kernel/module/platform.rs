@@ -89,9 +89,12 @@ unsafe extern "C" fn errtrace_demo_pdev_probe(
     chip_id: u8,
 ) -> c_int {
     // SAFETY: `dev` is valid and referenced for this call (the caller's contract).
+    #[cfg(linux_6_13)]
+    let dev = unsafe { Device::from_raw(dev.cast::<bindings::device>()) };
+    // SAFETY: as above.
+    #[cfg(not(linux_6_13))]
     let dev = unsafe { Device::as_ref(dev.cast::<bindings::device>()) };
-    let _scope = devctx::enter(dev);
-    match probe(id, chip_id) {
+    devctx::with_device(dev, || match probe(id, chip_id) {
         Ok(state) => {
             let state = KBox::into_raw(state);
             // SAFETY: `dev` is being probed; the state is freed by `remove`.
@@ -99,7 +102,7 @@ unsafe extern "C" fn errtrace_demo_pdev_probe(
             0
         }
         Err(e) => devctx::probe_result(dev, Err(e)),
-    }
+    })
 }
 
 /// The remove of a bound device, called by platform.c with its drvdata.

@@ -7,6 +7,10 @@
  *  - an hrtimer in hard IRQ context calls errtrace_demo_stress_hardirq()
  *    every 200 us;
  *  - a timer_list (softirq) calls errtrace_demo_stress_softirq() every jiffy;
+ *  - NMIs: the hrtimer and every 1024th kthread iteration send an NMI to their
+ *    own CPU (a self-IPI with the NMI vector, as the kernel's NMI backtrace
+ *    does), whose handler calls errtrace_demo_stress_nmi() (x86 with a local
+ *    APIC; elsewhere no NMIs are made and the summary says nmi=0);
  * then stops the timers and lets Rust print the summary. The write does not
  * take the module's mutex, so control writes and recorder reads run meanwhile.
  */
@@ -24,12 +28,19 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
+#include <linux/version.h>
+#include <linux/percpu.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#endif
 
 /* Implemented in Rust (stress.rs). */
 void errtrace_demo_stress_begin(u32 cpus, u32 n);
 void errtrace_demo_stress_thread(u32 cpu, u32 i);
 void errtrace_demo_stress_hardirq(u32 i);
 void errtrace_demo_stress_softirq(u32 i);
+void errtrace_demo_stress_nmi(u32 i);
 void errtrace_demo_stress_end(void);
 
 /* Called from demo_ctl.c. */
@@ -45,6 +56,50 @@ static struct hrtimer hardirq_timer;
 static struct timer_list softirq_timer;
 static u32 hardirq_i, softirq_i;
 
+#ifdef CONFIG_X86_LOCAL_APIC
+/* Self-NMIs sent and not yet taken, per CPU: the handler claims only ours. */
+static DEFINE_PER_CPU(atomic_t, nmi_pending);
+static atomic_t nmi_i;
+static bool nmi_registered;
+
+static int nmi_fn(unsigned int type, struct pt_regs *regs)
+{
+	if (!atomic_xchg(this_cpu_ptr(&nmi_pending), 0))
+		return NMI_DONE;
+	errtrace_demo_stress_nmi(atomic_inc_return(&nmi_i));
+	return NMI_HANDLED;
+}
+
+/* An NMI on this CPU, now (preemption or interrupts off). */
+static void self_nmi(void)
+{
+	if (!READ_ONCE(nmi_registered))
+		return;
+	atomic_set(this_cpu_ptr(&nmi_pending), 1);
+	__apic_send_IPI_self(NMI_VECTOR);
+}
+
+static void nmi_start(void)
+{
+	atomic_set(&nmi_i, 0);
+	WRITE_ONCE(nmi_registered,
+		   !register_nmi_handler(NMI_LOCAL, nmi_fn, 0, "errtrace_stress"));
+}
+
+static void nmi_stop(void)
+{
+	if (!nmi_registered)
+		return;
+	WRITE_ONCE(nmi_registered, false);
+	/* Waits for handlers running on other CPUs (synchronize_rcu). */
+	unregister_nmi_handler(NMI_LOCAL, "errtrace_stress");
+}
+#else
+static void self_nmi(void) { }
+static void nmi_start(void) { }
+static void nmi_stop(void) { }
+#endif
+
 struct worker {
 	struct task_struct *task;
 	u32 cpu;
@@ -58,6 +113,11 @@ static int worker_fn(void *arg)
 
 	for (i = 0; i < w->n; i++) {
 		errtrace_demo_stress_thread(w->cpu, i);
+		if ((i & 1023) == 512) {
+			preempt_disable();
+			self_nmi();
+			preempt_enable();
+		}
 		if ((i & 63) == 0)
 			cond_resched();
 	}
@@ -76,6 +136,8 @@ static int worker_fn(void *arg)
 static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 {
 	errtrace_demo_stress_hardirq(hardirq_i++);
+	if ((hardirq_i & 7) == 0)
+		self_nmi();
 	if (!READ_ONCE(ticking))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(HARDIRQ_PERIOD_NS));
@@ -108,9 +170,14 @@ static int stress_run(u32 n)
 	atomic_set(&working, count);
 	hardirq_i = 0;
 	softirq_i = 0;
+	nmi_start();
 	WRITE_ONCE(ticking, true);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(&hardirq_timer, hardirq_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+#else
 	hrtimer_init(&hardirq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hardirq_timer.function = hardirq_fn;
+#endif
 	hrtimer_start(&hardirq_timer, ns_to_ktime(HARDIRQ_PERIOD_NS), HRTIMER_MODE_REL_HARD);
 	timer_setup(&softirq_timer, softirq_fn, 0);
 	mod_timer(&softirq_timer, jiffies + 1);
@@ -140,6 +207,7 @@ static int stress_run(u32 n)
 	WRITE_ONCE(ticking, false);
 	hrtimer_cancel(&hardirq_timer);
 	timer_delete_sync(&softirq_timer);
+	nmi_stop();
 	kfree(workers);
 	errtrace_demo_stress_end();
 	return ret;

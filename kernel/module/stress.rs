@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The stress scenario's Rust half (the C half, `stress.c`, runs it): errors made, hopped, logged,
-//! handled and dropped on every CPU at once, in kthreads, in hard IRQ context (an hrtimer) and in
-//! softirq context (a timer), while user space writes control queries and reads the recorder.
+//! handled and dropped on every CPU at once, in kthreads, in hard IRQ context (an hrtimer), in
+//! softirq context (a timer) and in NMI context (self-NMIs), while user space writes control
+//! queries, reads the recorder and the control files, loads and unloads a second module and takes
+//! CPUs offline and back.
 //!
 //! Each error is checked against the flight recorder while it is alive: it is either readable
 //! there or counted by the recorder as unrecorded. At the end the counts are reconciled with the
@@ -9,7 +11,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use errtrace::control::SiteRef;
-use errtrace::{code::{EAGAIN, EBUSY, EIO, ETIMEDOUT}, err, ResultExt};
+use errtrace::{code::{EAGAIN, EBUSY, EIO, ENXIO, ETIMEDOUT}, err, ResultExt};
 use kernel::prelude::*;
 
 /// CPUs counted one by one (the debug kernel boots with 4).
@@ -21,6 +23,7 @@ static LOUD: AtomicU32 = AtomicU32::new(0);
 static DROPPED: AtomicU32 = AtomicU32::new(0);
 static HARDIRQ: AtomicU32 = AtomicU32::new(0);
 static SOFTIRQ: AtomicU32 = AtomicU32::new(0);
+static NMI: AtomicU32 = AtomicU32::new(0);
 static RECORDED: AtomicU32 = AtomicU32::new(0);
 static NOT_RECORDED: AtomicU32 = AtomicU32::new(0);
 static UNRECORDED_BEFORE: AtomicU32 = AtomicU32::new(0);
@@ -32,6 +35,7 @@ static LEAF_SITE: AtomicU32 = AtomicU32::new(0);
 static LOUD_SITE: AtomicU32 = AtomicU32::new(0);
 static HARDIRQ_SITE: AtomicU32 = AtomicU32::new(0);
 static SOFTIRQ_SITE: AtomicU32 = AtomicU32::new(0);
+static NMI_SITE: AtomicU32 = AtomicU32::new(0);
 
 /// A retry that is normal: quiet unless `+p` (the user-space loop toggles it meanwhile).
 fn stress_leaf() -> errtrace::Result<u32> {
@@ -81,6 +85,7 @@ extern "C" fn errtrace_demo_stress_begin(cpus: u32, n: u32) {
         &DROPPED,
         &HARDIRQ,
         &SOFTIRQ,
+        &NMI,
         &RECORDED,
         &NOT_RECORDED,
     ] {
@@ -141,6 +146,15 @@ extern "C" fn errtrace_demo_stress_softirq(_i: u32) {
     e.handled();
 }
 
+/// In NMI context (a self-NMI's handler): nothing here blocks, allocates or takes a lock.
+#[no_mangle]
+extern "C" fn errtrace_demo_stress_nmi(_i: u32) {
+    let e = err!(quiet, ENXIO);
+    check(&e, &NMI_SITE);
+    NMI.fetch_add(1, Relaxed);
+    e.handled();
+}
+
 fn site(index: &AtomicU32) -> Option<SiteRef> {
     let i = index.load(Relaxed);
     errtrace::control::sites().find(|s| s.index() == i && i != 0)
@@ -153,12 +167,13 @@ extern "C" fn errtrace_demo_stress_end() {
     let n = N.load(Relaxed);
     let per_cpu: [u32; MAX_CPUS] = core::array::from_fn(|k| PER_CPU[k].load(Relaxed));
     let threads: u32 = per_cpu.iter().sum::<u32>() + OTHER_CPU.load(Relaxed);
-    let (loud, hardirq, softirq) = (
+    let (loud, hardirq, softirq, nmi) = (
         LOUD.load(Relaxed),
         HARDIRQ.load(Relaxed),
         SOFTIRQ.load(Relaxed),
+        NMI.load(Relaxed),
     );
-    let made = threads + loud + hardirq + softirq;
+    let made = threads + loud + hardirq + softirq + nmi;
     let (recorded, not_recorded) = (RECORDED.load(Relaxed), NOT_RECORDED.load(Relaxed));
     let unrecorded = errtrace::recorder::unrecorded().wrapping_sub(UNRECORDED_BEFORE.load(Relaxed));
     pr_info!(
@@ -168,13 +183,14 @@ extern "C" fn errtrace_demo_stress_end() {
         &per_cpu[..(cpus as usize).min(MAX_CPUS)]
     );
     pr_info!(
-        "stress: {} errors made: {} in kthreads ({} dropped unhandled), {} logging at creation, {} in hard IRQ, {} in softirq\n",
+        "stress: {} errors made: {} in kthreads ({} dropped unhandled), {} logging at creation, {} in hard IRQ, {} in softirq, {} in NMI\n",
         made,
         threads,
         DROPPED.load(Relaxed),
         loud,
         hardirq,
-        softirq
+        softirq,
+        nmi
     );
     pr_info!(
         "stress: {} readable in the recorder while alive, {} not; the recorder counted {} unrecorded\n",
@@ -182,12 +198,24 @@ extern "C" fn errtrace_demo_stress_end() {
         not_recorded,
         unrecorded
     );
-    let mut ok = recorded + not_recorded == made && not_recorded == unrecorded;
+    // Errors neither readable while alive nor counted as unrecorded by the recorder.
+    let lost = made.saturating_sub(recorded.wrapping_add(unrecorded));
+    pr_info!(
+        "errtrace stress: made={} hardirq={} softirq={} nmi={} unrecorded={} lost={}\n",
+        made,
+        hardirq,
+        softirq,
+        nmi,
+        unrecorded,
+        lost
+    );
+    let mut ok = recorded + not_recorded == made && not_recorded == unrecorded && lost == 0;
     for (name, index, expected, logs) in [
         ("kthread retry", &LEAF_SITE, threads, false),
         ("logging", &LOUD_SITE, loud, true),
         ("hard IRQ", &HARDIRQ_SITE, hardirq, false),
         ("softirq", &SOFTIRQ_SITE, softirq, false),
+        ("NMI", &NMI_SITE, nmi, false),
     ] {
         let Some(s) = site(index) else {
             pr_info!("stress: {} site: never fired\n", name);

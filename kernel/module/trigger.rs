@@ -16,6 +16,7 @@
 
 use crate::bus::BUS;
 use crate::device::Device;
+use crate::devctx;
 use crate::platform;
 use crate::regs::EXPECTED_CHIP_ID;
 use errtrace::{code::EINVAL, err, ResultExt};
@@ -54,6 +55,9 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
                     .ok_or_else(|| err!(EINVAL, "trigger: chip id {:?} is not a byte", text))?,
             };
             platform::add_devices(n, chip_id).during("adding devices")?;
+            // Every probe ran in a device scope (`devctx::with_device`); each ended with its
+            // closure, so no task is left holding a slot.
+            pr_info!("trigger: devices added; device scopes open: {}\n", devctx::claimed());
         }
         (Some("supply"), Some(state @ ("on" | "off")), None) => {
             platform::set_supply(state == "on");

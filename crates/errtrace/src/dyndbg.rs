@@ -2,37 +2,48 @@
 //! `fail_point!`) also places a descriptor laid out as the Linux kernel's `struct _ddebug` in the
 //! `__dyndbg` section, so that the kernel lists the site in `/proc/dynamic_debug/control` and its
 //! `+p`/`-p` and prefix flags reach it (`echo 'file bus.rs +p' > /proc/dynamic_debug/control`,
-//! `dyndbg=` on the `insmod` line, `module NAME =p`). The kernel adds a module's descriptors at
-//! load and removes them at unload; errtrace only reads the flags word.
+//! `dyndbg=` on the `insmod` line, `module NAME +p`). The kernel adds a module's descriptors at
+//! load and removes them at unload.
 //!
 //! # Layout
 //!
-//! Linux 6.12 without `CONFIG_JUMP_LABEL` (the kernel module's C part checks the size, and the
-//! glue checks the bit-field encoding against the C compiler's at load): four pointers to
-//! NUL-terminated strings (module, function, file, format), then one 32-bit word holding
-//! `lineno:18`, `class_id:6` and `flags:8` from the least significant bit; 40 bytes, 8-aligned.
+//! Four pointers to NUL-terminated strings (module, function, file, format), one 32-bit word
+//! holding `lineno:18`, `class_id:6` and `flags:8` from the least significant bit, and, on a
+//! kernel with `CONFIG_JUMP_LABEL` (every distribution's), the descriptor's static key (a
+//! `struct static_key_false`, as the kernel's own `STATIC_KEY_FALSE_INIT`). Compiled inside a
+//! kernel build (`cfg(CONFIG_RUST)`), the key is the kernel's bindgen type and the size, alignment
+//! and field offsets are checked at compile time against the kernel's bindgen `struct _ddebug`,
+//! so a kernel whose layout differs fails to build the module instead of handing the loader a
+//! misparsed `__dyndbg` array. The bit-field order is the C compiler's: the kernel glue checks it
+//! at load.
 //!
-//! # How the flags map onto errtrace's
+//! # What the kernel's flags do
 //!
-//! The descriptor's `p` starts set on a site that prints by default (fail points; a message with
-//! no `quiet` or `debug` policy and, when no policy is written, a code that is not quiet by its
-//! build-time class: `err!(EAGAIN, "…")` starts clear) and clear elsewhere (no message, `quiet`,
-//! `debug`). A code's class changed at run time (`policy::set_code_policy`) or a code that is not
-//! written as one of errtrace's code names (a variable, `self::EAGAIN`) does not change where
-//! `p` starts. A `p` that
-//! differs from that default is an override: set on a quiet site it is errtrace's `+p` (print,
-//! rate limited), cleared on a printing site it is `-p` (silent, still counted and recorded).
-//! Setting `p` back to the default ends the override. `m`, `f`, `s`, `l`, `t` are the prefixes of
-//! the same names (errtrace's flag letters mean what dynamic_debug's do; its trail is `h`).
+//! Every descriptor starts with `p` clear, as a C `pr_debug()` does. `p` is dynamic_debug's
+//! *debug output* switch: set on a site that does not print by default (no message, `quiet`,
+//! `debug`, or a code that is quiet by its build-time class: `err!(EAGAIN, "…")`), the site prints
+//! (errtrace's `+p`, rate limited). On a site that prints by default (an error with a message,
+//! a fail point, a boundary) `p` changes nothing: its report is not debug output, so a blanket
+//! `module NAME -p` typed to quiet debug output leaves error reports alone. Silencing an error
+//! site takes an errtrace query on errtrace's own control (`func NAME -p`).
 //!
-//! The kernel's `func` keyword matches the descriptor's function field, which holds the module
-//! path (`demo::bus`): a Rust function's name is not a constant C string.
+//! The site's check of `p` follows the descriptor's static key: with `CONFIG_JUMP_LABEL` it is a
+//! static branch (the kernel's `static_branch_unlikely!`, patched by dynamic_debug's
+//! `static_branch_enable`/`disable` exactly as for C), elsewhere one load of the flags word.
+//! `m`, `f`, `s`, `l`, `t` are the prefixes of the same names on every site (errtrace's flag
+//! letters mean what dynamic_debug's do; its trail is `h`).
+//!
+//! The descriptor's module is the kernel module's name (`module!`'s, as `KBUILD_MODNAME` is for
+//! C), so `module NAME` groups a module's sites as for C, built in or loaded; outside a kernel
+//! build it is the Rust module path. The kernel's `func` keyword matches the descriptor's
+//! function field, which holds the Rust module path (`demo::bus`): a Rust function's name is not
+//! a constant C string.
 
 use crate::policy::kind::Policy;
 use crate::site::{flags, Site, SiteKind};
 use crate::sync::{AtomicU32, Ordering};
 
-/// dynamic_debug's flag bits (`_DPRINTK_FLAGS_*`, Linux 6.12).
+/// dynamic_debug's flag bits (`_DPRINTK_FLAGS_*`).
 mod dd {
     pub(super) const PRINT: u32 = 1 << 0;
     pub(super) const MODNAME: u32 = 1 << 1;
@@ -53,6 +64,8 @@ const FLAGS_SHIFT: u32 = 24;
 ///
 /// Every pointer field points to the first byte of a NUL-terminated `'static` string. `word`
 /// is written by the kernel (under its dynamic_debug lock) and read here with relaxed loads.
+/// `key` (with `CONFIG_JUMP_LABEL`) is written only by the kernel's jump label code; Rust takes
+/// its address and never reads it through a reference.
 #[doc(hidden)]
 #[repr(C, align(8))]
 pub struct DynDebug {
@@ -61,7 +74,30 @@ pub struct DynDebug {
     filename: &'static u8,
     format: &'static u8,
     word: AtomicU32,
+    /// The descriptor's static key (`key.dd_key_false`), switched by dynamic_debug with `p`.
+    #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
+    pub key: ::kernel::bindings::static_key_false,
 }
+
+/// The layout, checked against the kernel's own `struct _ddebug` as bindgen read it from the
+/// headers of the kernel being built for.
+#[cfg(CONFIG_RUST)]
+const _: () = {
+    use ::kernel::bindings::_ddebug as C;
+    use core::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<DynDebug>() == size_of::<C>());
+    assert!(align_of::<DynDebug>() >= align_of::<C>());
+    assert!(offset_of!(DynDebug, modname) == offset_of!(C, modname));
+    assert!(offset_of!(DynDebug, function) == offset_of!(C, function));
+    assert!(offset_of!(DynDebug, filename) == offset_of!(C, filename));
+    assert!(offset_of!(DynDebug, format) == offset_of!(C, format));
+    assert!(offset_of!(DynDebug, word) == offset_of!(C, _bitfield_1));
+    assert!(
+        size_of::<AtomicU32>() == size_of::<::kernel::bindings::__BindgenBitfieldUnit<[u8; 4]>>()
+    );
+    #[cfg(CONFIG_JUMP_LABEL)]
+    assert!(offset_of!(DynDebug, key) == offset_of!(C, key));
+};
 
 impl core::fmt::Debug for DynDebug {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -70,8 +106,8 @@ impl core::fmt::Debug for DynDebug {
 }
 
 /// The first byte of `s`, which the macros make NUL-terminated (never empty).
-const fn first(s: &'static str) -> &'static u8 {
-    match s.as_bytes() {
+const fn first(s: &'static [u8]) -> &'static u8 {
+    match s {
         [b, ..] => b,
         [] => &0,
     }
@@ -112,32 +148,35 @@ impl DynDebug {
     #[cfg(not(loom))]
     #[allow(clippy::too_many_arguments)]
     pub const fn new(
-        modname: &'static str,
+        modname: &'static [u8],
         function: &'static str,
         filename: &'static str,
         format: &'static str,
         line: u32,
-        kind: SiteKind,
-        policy: Option<Policy>,
-        quiet_code: bool,
     ) -> DynDebug {
-        // The format without its NUL.
-        let bare = match format.as_bytes() {
-            [rest @ .., 0] => rest.len(),
-            _ => format.len(),
-        };
-        let prints = prints_by_default(kind, policy, bare != 0, quiet_code);
         DynDebug {
             modname: first(modname),
-            function: first(function),
-            filename: first(filename),
-            format: first(format),
-            word: AtomicU32::new(encode(
-                line,
-                CLASS_DEFAULT,
-                if prints { dd::PRINT } else { 0 },
-            )),
+            function: first(function.as_bytes()),
+            filename: first(filename.as_bytes()),
+            format: first(format.as_bytes()),
+            word: AtomicU32::new(encode(line, CLASS_DEFAULT, 0)),
+            // STATIC_KEY_FALSE_INIT: disabled, JUMP_TYPE_FALSE (the site's branch is a NOP until
+            // dynamic_debug enables the key).
+            #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
+            key: ::kernel::bindings::static_key_false {
+                key: ::kernel::bindings::static_key {
+                    enabled: ::kernel::bindings::atomic_t { counter: 0 },
+                    __bindgen_anon_1: ::kernel::bindings::static_key__bindgen_ty_1 { type_: 0 },
+                },
+            },
         }
+    }
+
+    /// Whether the kernel's `p` is set on this descriptor: one load of the flags word. The sites'
+    /// check where the kernel has no jump labels (and outside a kernel).
+    #[inline]
+    pub fn print_enabled(&self) -> bool {
+        (self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT) & dd::PRINT != 0
     }
 
     /// The word of a descriptor at `line` with dynamic_debug flags `dd_flags` and no class, for the
@@ -146,18 +185,15 @@ impl DynDebug {
         encode(line, CLASS_DEFAULT, dd_flags)
     }
 
-    /// errtrace's flags (`site::flags`) that the kernel's flags on this descriptor add for `site`.
+    /// errtrace's flags (`site::flags`) that the kernel's flags on this descriptor add for `site`:
+    /// `p` (read through the site's check, `print`) makes a site that does not print by default
+    /// print, and the prefixes apply everywhere.
     #[inline]
-    pub(crate) fn overrides(&self, site: &Site) -> u32 {
+    pub(crate) fn overrides(&self, site: &Site, print: fn() -> bool) -> u32 {
         let dd_flags = self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT;
-        let default = site.dyndbg_prints;
         let mut f = 0;
-        if (dd_flags & dd::PRINT != 0) != default {
-            f |= if default {
-                flags::PRINT_OFF
-            } else {
-                flags::PRINT_ON
-            };
+        if !site.dyndbg_prints && print() {
+            f |= flags::PRINT_ON;
         }
         if dd_flags & dd::MODNAME != 0 {
             f |= flags::MODULE;
@@ -205,68 +241,32 @@ mod tests {
     }
 
     #[test]
-    fn descriptor_is_the_size_of_struct_ddebug() {
+    fn outside_a_kernel_the_descriptor_has_no_key() {
         assert_eq!(core::mem::size_of::<DynDebug>(), 40);
         assert_eq!(core::mem::align_of::<DynDebug>(), 8);
     }
 
     #[test]
-    fn p_starts_at_the_default_and_differs_to_override() {
-        let loud = DynDebug::new(
-            "m\0",
-            "f\0",
-            "x.rs\0",
-            "msg\0",
-            3,
-            SiteKind::Error,
-            None,
-            false,
-        );
-        let quiet = DynDebug::new(
-            "m\0",
-            "f\0",
-            "x.rs\0",
-            "\0",
-            4,
-            SiteKind::Error,
-            None,
-            false,
-        );
-        let quiet_code = DynDebug::new(
-            "m\0",
-            "f\0",
-            "x.rs\0",
-            "msg\0",
-            3,
-            SiteKind::Error,
-            None,
-            true,
-        );
-        let quiet_code_always = DynDebug::new(
-            "m\0",
-            "f\0",
-            "x.rs\0",
-            "msg\0",
-            3,
-            SiteKind::Error,
-            Some(Policy::Always),
-            true,
-        );
-        let quiet_policy = DynDebug::new(
-            "m\0",
-            "f\0",
-            "x.rs\0",
-            "msg\0",
-            5,
-            SiteKind::Error,
-            Some(Policy::Quiet),
-            false,
-        );
-        assert_eq!(loud.dd_flags(), dd::PRINT);
-        assert_eq!(quiet_code.dd_flags(), 0);
-        assert_eq!(quiet_code_always.dd_flags(), dd::PRINT);
-        assert_eq!(quiet.dd_flags(), 0);
-        assert_eq!(quiet_policy.dd_flags(), 0);
+    fn every_descriptor_starts_with_p_clear_and_names_its_module() {
+        let d = DynDebug::new(b"errtrace_demo\0", "f\0", "x.rs\0", "msg\0", 3);
+        assert_eq!(d.dd_flags(), 0);
+        assert!(!d.print_enabled());
+        assert_eq!(*d.modname, b'e');
+        d.set_dd_flags(dd::PRINT);
+        assert!(d.print_enabled());
+    }
+
+    #[test]
+    fn which_sites_print_by_default() {
+        use SiteKind::*;
+        assert!(prints_by_default(Error, None, true, false));
+        assert!(!prints_by_default(Error, None, true, true));
+        assert!(prints_by_default(Error, Some(Policy::Always), true, true));
+        assert!(!prints_by_default(Error, None, false, false));
+        assert!(!prints_by_default(Error, Some(Policy::Quiet), true, false));
+        assert!(!prints_by_default(Error, Some(Policy::Debug), true, false));
+        assert!(prints_by_default(FailPoint, None, false, true));
+        assert!(prints_by_default(Boundary, None, false, true));
     }
 
     fn descriptor(e: &crate::Error) -> (&'static DynDebug, &'static crate::site::SiteState) {
@@ -309,19 +309,21 @@ mod tests {
         d.set_dd_flags(dd::PRINT);
         assert_eq!(st.flags(relaxed), PRINT_ON);
 
-        // A site with a message prints by default: p set; -p silences it.
+        // A site with a message prints by default: p starts clear and neither +p nor -p changes
+        // whether it prints (a blanket `-p` does not silence error reports); prefixes apply.
         let e = err!(always, EIO, "loud");
         let (d, st) = descriptor(&e);
         e.handled();
-        assert_eq!(d.dd_flags(), dd::PRINT);
+        assert_eq!(d.dd_flags(), 0);
         assert_eq!(st.flags(relaxed), 0);
+        d.set_dd_flags(dd::PRINT | dd::LINENO);
+        assert_eq!(st.flags(relaxed), LINE);
         d.set_dd_flags(0);
-        assert_eq!(st.flags(relaxed), PRINT_OFF);
-        // errtrace's own control adds to the kernel's.
-        st.update_flags(crate::site::FlagOp::Add, THREAD);
-        assert_eq!(st.flags(relaxed), PRINT_OFF | THREAD);
-        d.set_dd_flags(dd::PRINT);
-        assert_eq!(st.flags(relaxed), THREAD);
+        assert_eq!(st.flags(relaxed), 0);
+        // Silencing it is errtrace's own control's, and adds to the kernel's flags.
+        st.update_flags(crate::site::FlagOp::Add, PRINT_OFF | THREAD);
+        d.set_dd_flags(dd::MODNAME);
+        assert_eq!(st.flags(relaxed), PRINT_OFF | THREAD | MODULE);
     }
 
     #[allow(unsafe_code)]

@@ -161,7 +161,8 @@ macro_rules! __register {
 }
 
 /// With the `dyndbg` feature: a dynamic_debug descriptor for the site `$site` (an expression of
-/// type `Site`), in the `__dyndbg` section, attached to the site.
+/// type `Site`), in the `__dyndbg` section, attached to the site with the site's check of its
+/// `p` (`__dyndbg_print!`).
 #[cfg(feature = "dyndbg")]
 #[doc(hidden)]
 #[macro_export]
@@ -172,17 +173,69 @@ macro_rules! __dyndbg {
         #[unsafe(link_section = "__dyndbg")]
         #[used]
         static __ERRTRACE_DYNDBG: $crate::__private::DynDebug = $crate::__private::DynDebug::new(
-            ::core::concat!(::core::module_path!(), "\0"),
+            $crate::__dyndbg_modname!(),
             ::core::concat!(::core::module_path!(), "\0"),
             ::core::concat!(::core::file!(), "\0"),
             ::core::concat!($fmt, "\0"),
             ::core::line!(),
-            $crate::__private::SiteKind::$kind,
-            $($policy)+,
-            $quiet,
         );
-        $site.with_dyndbg(&__ERRTRACE_DYNDBG, $quiet)
+        fn __errtrace_dd_print() -> bool {
+            $crate::__dyndbg_print!(__ERRTRACE_DYNDBG)
+        }
+        $site.with_dyndbg(&__ERRTRACE_DYNDBG, __errtrace_dd_print, $quiet)
     }};
+}
+
+/// The descriptor's module name, NUL-terminated: in a kernel build the module's name, which
+/// `module!` defines as `__LOG_PREFIX` in the crate root (what `pr_info!` prints with).
+#[cfg(all(feature = "dyndbg", CONFIG_RUST))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg_modname {
+    () => {
+        crate::__LOG_PREFIX
+    };
+}
+
+/// Outside a kernel build: the Rust module path.
+#[cfg(all(feature = "dyndbg", not(CONFIG_RUST)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg_modname {
+    () => {
+        ::core::concat!(::core::module_path!(), "\0").as_bytes()
+    };
+}
+
+/// The site's check of its descriptor's `p` with `CONFIG_JUMP_LABEL`: a static branch on the
+/// descriptor's key, a NOP until dynamic_debug enables the key.
+#[cfg(all(feature = "dyndbg", CONFIG_RUST, CONFIG_JUMP_LABEL))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg_print {
+    ($descriptor:ident) => {
+        // SAFETY: `key` is a real static key (a `static_key_false` initialised as
+        // `STATIC_KEY_FALSE_INIT`) in a static that lives as long as the code that branches on
+        // it; the kernel registers the branch's jump entry with the module.
+        #[allow(unsafe_code)]
+        unsafe {
+            ::kernel::jump_label::static_branch_unlikely!(
+                $descriptor,
+                $crate::__private::DynDebug,
+                key
+            )
+        }
+    };
+}
+
+/// The site's check of its descriptor's `p` without jump labels: one load of the flags word.
+#[cfg(all(feature = "dyndbg", not(all(CONFIG_RUST, CONFIG_JUMP_LABEL))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyndbg_print {
+    ($descriptor:ident) => {
+        $descriptor.print_enabled()
+    };
 }
 
 /// Without the `dyndbg` feature the site is all there is.

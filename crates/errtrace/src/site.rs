@@ -107,9 +107,19 @@ pub struct Site {
     /// The site's dynamic_debug descriptor (`dyndbg` feature).
     #[cfg(feature = "dyndbg")]
     pub(crate) dyndbg: Option<&'static crate::dyndbg::DynDebug>,
-    /// Whether the descriptor's `p` starts set (the site prints by default).
+    /// Whether the site prints by default (then the descriptor's `p` changes nothing).
     #[cfg(feature = "dyndbg")]
     pub(crate) dyndbg_prints: bool,
+    /// The site's own check of the descriptor's `p`: a static branch on its key where the kernel
+    /// has jump labels, a load of its flags word elsewhere.
+    #[cfg(feature = "dyndbg")]
+    pub(crate) dyndbg_print: fn() -> bool,
+}
+
+/// The check of a site without a descriptor.
+#[cfg(feature = "dyndbg")]
+fn no_print() -> bool {
+    false
 }
 
 impl core::fmt::Debug for Site {
@@ -146,15 +156,19 @@ impl Site {
             dyndbg: None,
             #[cfg(feature = "dyndbg")]
             dyndbg_prints: false,
+            #[cfg(feature = "dyndbg")]
+            dyndbg_print: no_print,
         }
     }
 
-    /// Used by the macros (`dyndbg` feature): the site with its dynamic_debug descriptor, made
-    /// with the same `quiet_code` (whether the site's code is quiet by its build-time class).
+    /// Used by the macros (`dyndbg` feature): the site with its dynamic_debug descriptor, the
+    /// site's check of the descriptor's `p` (`print`) and whether the site's code is quiet by
+    /// its build-time class (`quiet_code`).
     #[cfg(feature = "dyndbg")]
     pub const fn with_dyndbg(
         self,
         descriptor: &'static crate::dyndbg::DynDebug,
+        print: fn() -> bool,
         quiet_code: bool,
     ) -> Site {
         let prints = crate::dyndbg::prints_by_default(
@@ -166,6 +180,7 @@ impl Site {
         Site {
             dyndbg: Some(descriptor),
             dyndbg_prints: prints,
+            dyndbg_print: print,
             ..self
         }
     }
@@ -479,7 +494,9 @@ impl SiteState {
     #[inline]
     fn dyndbg_flags(&self) -> u32 {
         match self.site.load(Ordering::Relaxed) {
-            Some(site) => site.dyndbg.map_or(0, |d| d.overrides(site)),
+            Some(site) => site
+                .dyndbg
+                .map_or(0, |d| d.overrides(site, site.dyndbg_print)),
             None => 0,
         }
     }
