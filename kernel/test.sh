@@ -444,7 +444,27 @@ do_module() {
     shopt -u nullglob
     ((${#KOS[@]} == 2)) || die "expected errtrace_demo.ko and errtrace_peer.ko, built: ${KOS[*]}"
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
+    static_branches "$RUN/module/errtrace_demo.ko"
     footprint "$RUN/module"
+}
+
+# With CONFIG_JUMP_LABEL a dynamic_debug descriptor of errtrace's sites has one
+# static branch on its key: a __jump_table entry naming the descriptor (the
+# site's check of p); without it, none (the check is a load of the flags word).
+# A site whose code the compiler removed keeps its descriptor (it is #[used])
+# but has no branch: hence at most one per descriptor.
+static_branches() {
+    local ko=$1 descriptors branches
+    descriptors=$(nm "$ko" | grep -c '___ERRTRACE_DYNDBG$' || true)
+    branches=$( (objdump -r -j __jump_table "$ko" 2>/dev/null || true) | grep -c '___ERRTRACE_DYNDBG' || true)
+    echo "    dynamic_debug descriptors: $descriptors, static branches on their keys: $branches"
+    ((descriptors > 0)) || die "no dynamic_debug descriptors in $ko"
+    if grep -qx 'CONFIG_JUMP_LABEL=y' "$KDIR/.config"; then
+        ((branches > 0 && branches <= descriptors)) ||
+            die "JUMP_LABEL=y: expected up to one static branch per descriptor, at least one"
+    else
+        ((branches == 0)) || die "JUMP_LABEL off: expected no static branches"
+    fi
 }
 
 # The errtrace footprint, measured with size(1) (Berkeley: text = code and

@@ -11,7 +11,10 @@ use crate::regs::{
     CHIP_ID, CTRL, CTRL_RESET, DATA_HI, DATA_LO, NREGS, STATUS, STATUS_BUSY, STATUS_OVERRUN,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
-use errtrace::{code::{EACCES, EIO, ENXIO}, err};
+use errtrace::{
+    code::{EACCES, EIO, ENXIO},
+    err,
+};
 
 /// Status reads that see `STATUS_BUSY` after a reset.
 const RESET_BUSY_READS: u32 = 2;

@@ -191,7 +191,11 @@ pub unsafe extern "C" fn errtrace_demo_control_write(buf: *const c_char, len: us
     };
     match errtrace::control::apply(text) {
         Ok(applied) => {
-            pr_info!("control: {:?}: {}\n", text.trim(), format_args!("{applied}"));
+            pr_info!(
+                "control: {:?}: {}\n",
+                text.trim(),
+                format_args!("{applied}")
+            );
             0
         }
         Err(e) => {

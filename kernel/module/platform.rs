@@ -11,11 +11,14 @@
 //! `ENOMEM` before the real allocation). The end of the probe is `devctx::probe_result`.
 
 use crate::bus::Bus;
-use crate::device::Device as Chip;
 use crate::devctx;
+use crate::device::Device as Chip;
 use crate::glue::KernelResultExt;
 use core::sync::atomic::{AtomicBool, Ordering};
-use errtrace::{code::{ENODEV, ENOMEM, ENOSPC, EPROBE_DEFER}, err, ResultExt};
+use errtrace::{
+    code::{ENODEV, ENOMEM, ENOSPC, EPROBE_DEFER},
+    err, ResultExt,
+};
 use kernel::bindings;
 use kernel::device::Device;
 use kernel::ffi::{c_int, c_void};
@@ -83,11 +86,7 @@ pub(crate) fn add_devices(n: u32, chip_id: u8) -> errtrace::Result {
 ///
 /// `dev` is the device being probed (the driver core holds it for the whole call).
 #[no_mangle]
-unsafe extern "C" fn errtrace_demo_pdev_probe(
-    dev: *mut c_void,
-    id: c_int,
-    chip_id: u8,
-) -> c_int {
+unsafe extern "C" fn errtrace_demo_pdev_probe(dev: *mut c_void, id: c_int, chip_id: u8) -> c_int {
     // SAFETY: `dev` is valid and referenced for this call (the caller's contract).
     #[cfg(linux_6_13)]
     let dev = unsafe { Device::from_raw(dev.cast::<bindings::device>()) };
@@ -124,7 +123,11 @@ fn probe(id: c_int, chip_id: u8) -> errtrace::Result<KBox<State>> {
         return Err(err!(EPROBE_DEFER, "supply vdd is not up"));
     }
     let Some(bus) = usize::try_from(id).ok().and_then(|i| BUSES.get(i)) else {
-        return Err(err!(ENODEV, "platform: no simulated chip for device id {}", id));
+        return Err(err!(
+            ENODEV,
+            "platform: no simulated chip for device id {}",
+            id
+        ));
     };
     bus.power_on(chip_id);
     let chip = Chip::setup(bus)?;

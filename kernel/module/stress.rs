@@ -11,7 +11,10 @@
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use errtrace::control::SiteRef;
-use errtrace::{code::{EAGAIN, EBUSY, EIO, ENXIO, ETIMEDOUT}, err, ResultExt};
+use errtrace::{
+    code::{EAGAIN, EBUSY, EIO, ENXIO, ETIMEDOUT},
+    err, ResultExt,
+};
 use kernel::prelude::*;
 
 /// CPUs counted one by one (the debug kernel boots with 4).
@@ -61,9 +64,7 @@ fn stress_loud(cpu: u32, i: u32) -> errtrace::Error {
 
 /// Counts `e` as readable in the recorder while alive, or not, and notes its site.
 fn check(e: &errtrace::Error, site: &AtomicU32) {
-    let recorded = e
-        .seq()
-        .is_some_and(|s| errtrace::recorder::read(s).is_ok());
+    let recorded = e.seq().is_some_and(|s| errtrace::recorder::read(s).is_ok());
     if recorded {
         RECORDED.fetch_add(1, Relaxed);
     } else {

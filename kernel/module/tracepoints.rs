@@ -37,7 +37,13 @@ extern "C" {
         site: u32,
         seq: u32,
     );
-    fn rust_do_trace_errtrace_hop(err: c_int, seq: u32, file: *const u8, file_len: usize, line: u32);
+    fn rust_do_trace_errtrace_hop(
+        err: c_int,
+        seq: u32,
+        file: *const u8,
+        file_len: usize,
+        line: u32,
+    );
 }
 
 /// Fires the tracepoint `$name` with `$args` when its static key is on.
@@ -125,7 +131,13 @@ fn hop(h: &HopEvent) {
     #[cfg(linux_6_13)]
     fire!(
         __tracepoint_errtrace_hop,
-        rust_do_trace_errtrace_hop(h.code.to_errno(), h.seq, h.file.as_ptr(), h.file.len(), h.line)
+        rust_do_trace_errtrace_hop(
+            h.code.to_errno(),
+            h.seq,
+            h.file.as_ptr(),
+            h.file.len(),
+            h.line
+        )
     );
     // SAFETY: as in `error`: a `&'static str` and its length.
     #[cfg(not(linux_6_13))]

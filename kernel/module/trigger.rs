@@ -15,8 +15,8 @@
 //! printed there with its full report, and user space gets the errno.
 
 use crate::bus::BUS;
-use crate::device::Device;
 use crate::devctx;
+use crate::device::Device;
 use crate::platform;
 use crate::regs::EXPECTED_CHIP_ID;
 use errtrace::{code::EINVAL, err, ResultExt};
@@ -47,7 +47,11 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
         (Some("drop"), None, None) => forgetful(dev),
         (Some("devices"), Some(n), chip_id) => {
             let Ok(n) = n.parse::<u32>() else {
-                return Err(err!(EINVAL, "trigger: device count {:?} is not a number", n));
+                return Err(err!(
+                    EINVAL,
+                    "trigger: device count {:?} is not a number",
+                    n
+                ));
             };
             let chip_id = match chip_id {
                 None => EXPECTED_CHIP_ID,
@@ -57,7 +61,10 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
             platform::add_devices(n, chip_id).during("adding devices")?;
             // Every probe ran in a device scope (`devctx::with_device`); each ended with its
             // closure, so no task is left holding a slot.
-            pr_info!("trigger: devices added; device scopes open: {}\n", devctx::claimed());
+            pr_info!(
+                "trigger: devices added; device scopes open: {}\n",
+                devctx::claimed()
+            );
         }
         (Some("supply"), Some(state @ ("on" | "off")), None) => {
             platform::set_supply(state == "on");
