@@ -164,6 +164,18 @@ HOP_CALIB=$(at device.rs 'let value = self.read_calibration()?;' '?')
 BOGUS=$(site trigger.rs '"trigger: unknown command')
 INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 query, 0 sites matched, 1 fail point set'
 
+# ---- kunit: the KUnit suite errtrace_recorder (Linux 6.13+; kernel/module/kunit.rs)
+if [[ $FLAVOUR == base || $FLAVOUR == debug ]]; then
+    expect_rc kunit 0 insmod
+    for t in wrap_around writers_on_every_cpu readers_during_writes; do
+        expect kunit "${K} +ok [0-9]+ $t\$" "KUnit: $t passed"
+    done
+    expect kunit "${K}ok [0-9]+ errtrace_recorder\$" 'KUnit: suite errtrace_recorder passed'
+    expect_not kunit "${K}.*not ok" 'KUnit: no failure'
+    expect kunit "${K}errtrace_kunit: errtrace_recorder: [1-9][0-9]* CPUs wrote [1-9][0-9]* errors, [0-9]+ readable while alive, [0-9]+ unrecorded\$" \
+        'KUnit: the writers on every CPU'
+fi
+
 # ---- before: the same fault, init returns a bare errno; the kernel says nothing
 expect_rc before 5 insmod
 expect before "can't insert 'errtrace_demo.ko': Input/output error" 'insmod reports EIO'

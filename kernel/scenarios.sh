@@ -19,6 +19,14 @@ FAULT='ctl="fail name=bus_read probability=100 times=1 code=EIO"'
 # Console log level 8: KERN_DEBUG lines (errtrace's debug records) print too.
 dmesg -n 8
 
+scenario kunit
+# Right after boot (Linux 6.13+): the KUnit suite errtrace_recorder, which KUnit runs when its
+# module loads (its own copy of errtrace: the demo's recorder is not touched).
+if [ -f errtrace_kunit.ko ]; then
+    run $INSMOD errtrace_kunit.ko
+    run rmmod errtrace_kunit
+fi
+
 scenario before
 # The same driver and fault, but init hands the error back as a bare errno
 # (what a Rust module does today): the kernel prints nothing about it.

@@ -438,11 +438,17 @@ do_module() {
     build_module "$RUN/module" "$RUN/module.log"
     # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace.
     build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
-    local ko
+    local ko expected=2
+    # The KUnit suite errtrace_recorder (errtrace_kunit.ko; #[kunit_tests] needs Linux 6.13+).
+    rm -rf "$RUN/kunit"
+    if [[ $KVER != 6.12 ]]; then
+        build_module "$RUN/kunit" "$RUN/kunit.log" ERRTRACE_KUNIT=1
+        expected=3
+    fi
     shopt -s nullglob
-    KOS=("$RUN/module"/*.ko "$RUN/peer"/*.ko)
+    KOS=("$RUN/module"/*.ko "$RUN/peer"/*.ko "$RUN/kunit"/*.ko)
     shopt -u nullglob
-    ((${#KOS[@]} == 2)) || die "expected errtrace_demo.ko and errtrace_peer.ko, built: ${KOS[*]}"
+    ((${#KOS[@]} == expected)) || die "expected $expected modules (demo, peer, kunit), built: ${KOS[*]}"
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
     static_branches "$RUN/module/errtrace_demo.ko"
     footprint "$RUN/module"
