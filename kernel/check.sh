@@ -176,6 +176,21 @@ if [[ $FLAVOUR == base || $FLAVOUR == debug ]]; then
         'KUnit: the writers on every CPU'
 fi
 
+# ---- builtin: a copy of errtrace in vmlinux (base flavour of 7.3) beside a module's copy
+if [[ $FLAVOUR == base ]]; then
+    expect builtin "${K}errtrace_builtin: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
+        'the built-in copy ran at boot'
+    expect builtin '^dynamic_debug entries of errtrace_builtin: [1-9][0-9]*$' \
+        "dynamic_debug groups the built-in copy's sites under its module name"
+    n=$(section builtin | sed -nE 's/^dynamic_debug entries of errtrace_builtin: ([0-9]+)$/\1/p')
+    expect builtin "^with p: ${n:-x}\$" "'module errtrace_builtin +p' reaches every one of its sites"
+    expect_rc builtin 0 insmod
+    expect builtin "${K}errtrace_peer: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
+        "the peer module's own copy loads beside it"
+    expect builtin "^dynamic_debug entries: builtin ${n:-x}, peer [1-9][0-9]*\$" 'each copy keeps its own sites'
+    expect_rc builtin 0 rmmod
+fi
+
 # ---- before: the same fault, init returns a bare errno; the kernel says nothing
 expect_rc before 5 insmod
 expect before "can't insert 'errtrace_demo.ko': Input/output error" 'insmod reports EIO'

@@ -27,6 +27,20 @@ if [ -f errtrace_kunit.ko ]; then
     run rmmod errtrace_kunit
 fi
 
+scenario builtin
+# A copy of errtrace built into the kernel (the base flavour of Linux 6.13+: errtrace_builtin, the
+# peer's source in vmlinux) ran at boot; the peer module's own copy loads beside it.
+if grep -q '\[errtrace_builtin\]' $DDCONTROL; then
+    run sh -c "dmesg | grep 'errtrace_builtin: [l]oaded'"
+    run sh -c "echo dynamic_debug entries of errtrace_builtin: \$(grep -c '\[errtrace_builtin\]' $DDCONTROL)"
+    run sh -c "echo 'module errtrace_builtin +p' > $DDCONTROL"
+    run sh -c "echo with p: \$(grep '\[errtrace_builtin\]' $DDCONTROL | grep -c ' =p ')"
+    run sh -c "echo 'module errtrace_builtin -p' > $DDCONTROL"
+    run $INSMOD errtrace_peer.ko
+    run sh -c "echo dynamic_debug entries: builtin \$(grep -c '\[errtrace_builtin\]' $DDCONTROL), peer \$(grep -c '\[errtrace_peer\]' $DDCONTROL)"
+    run rmmod errtrace_peer
+fi
+
 scenario before
 # The same driver and fault, but init hands the error back as a bare errno
 # (what a Rust module does today): the kernel prints nothing about it.

@@ -433,6 +433,43 @@ build_module() {
     fi
 }
 
+# A copy of errtrace built into the kernel (Linux 6.13+, the base flavour): the
+# peer's source as drivers/misc/errtrace_builtin/ (module name errtrace_builtin,
+# linked into vmlinux), beside the modules' own copies. The directory is a copy
+# of the module's sources with errtrace's, as for a module; its Kbuild names
+# what the module build passes on make's command line. Rebuilt incrementally.
+do_builtin() {
+    local dir=$KDIR/drivers/misc/errtrace_builtin stage=$RUN/builtin-src
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    cp -r "$MODULE_SRC/." "$stage/"
+    cp -r "$(cd "$CORE_SRC" && pwd)/." "$stage/errtrace-src/"
+    mv "$stage/errtrace-src/lib.rs" "$stage/errtrace-src/errtrace.rs"
+    {
+        echo "# Written by kernel/test.sh: errtrace built into the kernel (see kernel/module/Kbuild)."
+        echo "ERRTRACE_BUILTIN := 1"
+        echo "ERRTRACE_MACROS_SO := $MACROS_SO"
+        echo "ERRTRACE_MACROS_LIB := $MACROS_LIB"
+        echo "ERRTRACE_CORE_RUSTFLAGS := $CORE_RUSTFLAGS"
+        echo "ERRTRACE_CORE_REL := $(repo_rel "$CORE_SRC")"
+        echo "ERRTRACE_MODULE_REL := $(repo_rel "$MODULE_SRC")"
+        cat "$MODULE_SRC/Kbuild"
+    } >"$stage/Kbuild"
+    if ! diff -rq "$stage" "$dir" >/dev/null 2>&1; then
+        rm -rf "$dir"
+        cp -a "$stage" "$dir"
+    fi
+    grep -qx 'obj-y += errtrace_builtin/' "$KDIR/drivers/misc/Makefile" ||
+        echo 'obj-y += errtrace_builtin/' >>"$KDIR/drivers/misc/Makefile"
+    echo "    $dir (log: $RUN/builtin.log)"
+    logged "$RUN/builtin.log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
+        ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS" ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" \
+        ERRTRACE_COUNTED_SITES="$COUNTED_SITES" "${KMAKE[@]}" -j"$JOBS" bzImage
+    local syms
+    syms=$(nm "$KDIR/vmlinux")
+    grep -q ' __errtrace_builtin_init$' <<<"$syms" || die "errtrace_builtin is not in vmlinux"
+}
+
 do_module() {
     [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
     build_module "$RUN/module" "$RUN/module.log"
@@ -710,6 +747,7 @@ main() {
         if upstream; then
             step "$FLAVOUR:modules" do_intree_modules
         else
+            [[ $FLAVOUR == base ]] && step "$FLAVOUR:builtin" do_builtin
             step "$FLAVOUR:module" do_module
         fi
         step "$FLAVOUR:initramfs" do_initramfs

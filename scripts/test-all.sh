@@ -95,7 +95,7 @@ audit_corpus() {
     fi
     local out="${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}"
     local kdir tree
-    kdir="$(cat "$out/kdir")"
+    kdir="$(cat "$out/6.12/kdir")"
     tree="$(mktemp -d)"
     (cd "$kdir" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
         tar --null -T - -cf -) | tar -xf - -C "$tree"

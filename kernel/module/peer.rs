@@ -1,18 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 //! A second module that uses errtrace (its own copy, built from the same source), loaded beside
 //! the demo and unloaded again and again by the stress scenario: two errtrace users at once, no
-//! duplicate symbols, each with its own sites, records and dynamic_debug entries.
+//! duplicate symbols, each with its own sites, records and dynamic_debug entries. The same file
+//! is also built into the kernel as `errtrace_builtin` (Linux 6.13+): a copy of errtrace in
+//! vmlinux beside the modules' copies.
 
 use errtrace::sink::{Record, Sink};
 use errtrace::{code::ENOENT, err, ResultExt};
 use kernel::prelude::*;
 
-#[cfg(linux_6_13)]
+#[cfg(all(linux_6_13, MODULE))]
 module! {
     type: ErrtracePeer,
     name: "errtrace_peer",
     authors: ["errtrace"],
     description: "A second errtrace user, loaded beside errtrace_demo",
+    license: "GPL",
+}
+
+// The same source built into the kernel (kernel/test.sh's built-in copy, Linux 6.13+): a third
+// copy of errtrace beside the two modules' own.
+#[cfg(all(linux_6_13, not(MODULE)))]
+module! {
+    type: ErrtracePeer,
+    name: "errtrace_builtin",
+    authors: ["errtrace"],
+    description: "errtrace built into the kernel, beside the modules' copies",
     license: "GPL",
 }
 
