@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes kernel/captures/*.txt from a serial log of kernel/test.sh (real lines,
 # scenario by scenario, each file with a header saying what it shows).
-# Usage: kernel/captures.sh [SERIAL_LOG [DEBUG_SERIAL_LOG]]   (default: the last run's logs)
+# Usage: kernel/captures.sh [SERIAL_LOG [DEBUG_SERIAL_LOG]]   (default: the last run's logs:
+# base and debug are Linux 7.3, 6.12 and the upstream pair Linux 6.12)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOG=${1:-${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}/serial.log}
@@ -9,12 +10,15 @@ OUT=$HERE/captures
 DEBUG_LOG=${2:-$(dirname "$LOG")/debug/serial.log}
 UP_BEFORE_LOG=$(dirname "$LOG")/upstream-before/serial.log
 UP_LOG=$(dirname "$LOG")/upstream/serial.log
-for f in "$LOG" "$DEBUG_LOG" "$UP_BEFORE_LOG" "$UP_LOG"; do
+LOG_612=$(dirname "$LOG")/6.12/serial.log
+for f in "$LOG" "$DEBUG_LOG" "$LOG_612" "$UP_BEFORE_LOG" "$UP_LOG"; do
     [[ -f $f ]] || { echo "captures.sh: no such file: $f" >&2; exit 1; }
 done
 bash "$HERE/check.sh" "$LOG" >/dev/null || { echo "captures.sh: $LOG does not pass check.sh" >&2; exit 1; }
 bash "$HERE/check.sh" "$DEBUG_LOG" debug >/dev/null ||
     { echo "captures.sh: $DEBUG_LOG does not pass check.sh (debug)" >&2; exit 1; }
+bash "$HERE/check.sh" "$LOG_612" 6.12 >/dev/null ||
+    { echo "captures.sh: $LOG_612 does not pass check.sh (6.12)" >&2; exit 1; }
 for f in upstream-before upstream; do
     bash "$HERE/check.sh" "$(dirname "$LOG")/$f/serial.log" $f "$(cat "$(dirname "$LOG")/$f/kdir")" >/dev/null ||
         { echo "captures.sh: the $f log does not pass check.sh ($f)" >&2; exit 1; }
@@ -25,7 +29,7 @@ VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
 # section NAME: the lines of scenario NAME, its marker included; kernel lines of other
 # subsystems that happen to interleave (a mouse being probed…) are left out: only kernel
 # lines matching KEEP are kept.
-KEEP='errtrace[-_](demo|peer)'
+KEEP='errtrace[-_](demo|peer|builtin|kunit)|KTAP|errtrace_recorder|] +(ok [0-9]|# |1[.][.])'
 section() {
     awk -v s="ERRTRACE-SCENARIO: $1" -v keep="$KEEP" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
@@ -48,6 +52,18 @@ capture() {
     } >"$OUT/$file"
     echo "$OUT/$file"
 }
+
+capture kunit.txt "Right after boot, the KUnit suite errtrace_recorder (kernel/module/kunit.rs,
+in errtrace_kunit.ko with its own copy of errtrace), which KUnit runs when the
+module loads: a shard wrapping over released events and around a live one;
+writers on every CPU at once (in on_each_cpu()'s IPI); readers of the whole
+recorder while other CPUs write." kunit
+
+capture builtin.txt "errtrace built into the kernel: the peer's source linked into vmlinux as
+errtrace_builtin (drivers/misc/errtrace_builtin/, kernel/test.sh's builtin
+step) ran at boot. dynamic_debug groups its sites under its module name, as
+for C, and the peer module's own copy of errtrace loads beside it: each copy
+keeps its own sites, no symbol clashes." builtin
 
 capture before.txt "The \"before\" picture: the demo driver's init fails (a fault injected at the
 first bus read), and the error is returned to the kernel as a bare errno, as
@@ -109,10 +125,12 @@ error event, three hops with the same sequence number. With the events
 disabled again, a second failing sample adds no line." tracepoints
 
 capture storm.txt "An error storm: 1,000 failures at one creator site (err!(EOVERFLOW, ...) in
-Device::sample). The site's default rate limit prints the burst (10 per 5 s,
-like printk_ratelimited), then errtrace::policy::flush_suppressed() prints the
-count held back. Then dynamic_debug's \"module errtrace_demo -p\" silences a
-second storm, which is still counted." storm storm-off
+Device::sample), right after dynamic_debug's blanket \"module errtrace_demo -p\",
+which quiets debug output, not error reports. The site's default rate limit
+prints the burst (10 per 5 s, like printk_ratelimited), then
+errtrace::policy::flush_suppressed() prints the count held back. Then
+errtrace's own \"func sample -p\" silences a second storm, which is still
+counted." storm storm-off
 
 capture levels.txt "The printk level of each kind of record, as dmesg -r shows it: <3> KERN_ERR
 (creator lines, boundary reports), <4> KERN_WARNING (suppressed counts,
@@ -123,15 +141,17 @@ dropped unhandled), <6> KERN_INFO (the module's own messages), <7> KERN_DEBUG
 BASE_LOG=$LOG
 LOG=$DEBUG_LOG
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
-capture stress.txt "The debug kernel (SMP with 4 CPUs, PREEMPT, lockdep, KASAN, atomic-sleep
-checks): one kthread per CPU makes errors three frames down, hops them, logs,
-handles and drops them, while an hrtimer (hard IRQ) and a timer (softirq)
-make errors too, and user space writes queries to errtrace and to
-dynamic_debug, reads the recorder and the site list, and loads and unloads a
-second errtrace module (errtrace_peer.ko). The summary reconciles the counts:
-every error readable in the recorder while alive (or counted as unrecorded),
-every site's created count equal to the errors made there. Then both modules
-are loaded and unloaded demo first." stress two-modules
+capture stress.txt "The debug kernel (Linux 7.3, Debian's config with lockdep, KASAN,
+atomic-sleep and preemption checks, 4 CPUs): one kthread per CPU makes errors
+three frames down, hops them, logs, handles and drops them, while an hrtimer
+(hard IRQ), a timer (softirq) and self-NMIs (NMI context) make errors too,
+with errtrace's tracepoints enabled; user space writes queries to errtrace
+and to dynamic_debug, reads the recorder and the site list, loads and unloads
+a second errtrace module (errtrace_peer.ko) while another loop reads the
+control files, and a third takes CPUs 1-3 offline and back. The summary
+reconciles the counts: every error readable in the recorder while alive (or
+counted as unrecorded), every site's created count equal to the errors made
+there. Then both modules are loaded and unloaded demo first." stress two-modules
 LOG=$BASE_LOG
 
 # The upstream kernels (kernel/patches/): the same unmodified modules, before and after.
@@ -168,14 +188,17 @@ if [[ -f $(dirname "$LOG")/checkpatch.txt ]]; then
     } >"$OUT/upstream-checkpatch.txt"
 fi
 LOG=$BASE_LOG
-KEEP='errtrace[-_](demo|peer)'
+KEEP='errtrace[-_](demo|peer|builtin|kunit)|KTAP|errtrace_recorder|] +(ok [0-9]|# |1[.][.])'
 
-# The module's footprint, as test.sh measured it in the same run.
-if [[ -f $(dirname "$LOG")/footprint.txt ]]; then
+# The module's footprint on both kernels, as test.sh measured it in the same run.
+if [[ -f $(dirname "$LOG")/footprint.txt && -f $(dirname "$LOG_612")/footprint.txt ]]; then
     {
         echo "# The errtrace footprint of the demo module, as kernel/test.sh measured it with"
-        echo "# size(1) in the run whose serial log the other captures come from."
+        echo "# size(1) in the run whose serial logs the other captures come from: Linux 7.3"
+        echo "# (Debian's config: -O2, jump labels, 56-byte descriptors), then Linux 6.12"
+        echo "# (tinyconfig: -Os, no jump labels, 40-byte descriptors)."
         echo "#"
         cat "$(dirname "$LOG")/footprint.txt"
+        cat "$(dirname "$LOG_612")/footprint.txt"
     } >"$OUT/footprint.txt"
 fi
