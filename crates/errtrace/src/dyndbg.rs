@@ -40,86 +40,9 @@
 //! a constant C string.
 
 use crate::policy::kind::Policy;
+use crate::raw::ddebug::dd;
+pub(crate) use crate::raw::ddebug::DynDebug;
 use crate::site::{flags, Site, SiteKind};
-use crate::sync::{AtomicU32, Ordering};
-
-/// dynamic_debug's flag bits (`_DPRINTK_FLAGS_*`).
-mod dd {
-    pub(super) const PRINT: u32 = 1 << 0;
-    pub(super) const MODNAME: u32 = 1 << 1;
-    pub(super) const FUNCNAME: u32 = 1 << 2;
-    pub(super) const LINENO: u32 = 1 << 3;
-    pub(super) const TID: u32 = 1 << 4;
-    pub(super) const SOURCENAME: u32 = 1 << 5;
-}
-
-/// `class_id` of a descriptor outside any class (`_DPRINTK_CLASS_DFLT`).
-const CLASS_DEFAULT: u32 = (1 << 6) - 1;
-const LINE_BITS: u32 = 18;
-const FLAGS_SHIFT: u32 = 24;
-
-/// A `struct _ddebug`, made by errtrace's macros in the `__dyndbg` section. Not built by hand.
-///
-/// # Invariants
-///
-/// Every pointer field points to the first byte of a NUL-terminated `'static` string. `word`
-/// is written by the kernel (under its dynamic_debug lock) and read here with relaxed loads.
-/// `key` (with `CONFIG_JUMP_LABEL`) is written only by the kernel's jump label code; Rust takes
-/// its address and never reads it through a reference.
-#[doc(hidden)]
-#[repr(C, align(8))]
-pub struct DynDebug {
-    modname: &'static u8,
-    function: &'static u8,
-    filename: &'static u8,
-    format: &'static u8,
-    word: AtomicU32,
-    /// The descriptor's static key (`key.dd_key_false`), switched by dynamic_debug with `p`.
-    #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
-    pub key: ::kernel::bindings::static_key_false,
-}
-
-/// The layout, checked against the kernel's own `struct _ddebug` as bindgen read it from the
-/// headers of the kernel being built for.
-#[cfg(CONFIG_RUST)]
-const _: () = {
-    use ::kernel::bindings::_ddebug as C;
-    use core::mem::{align_of, offset_of, size_of};
-    assert!(size_of::<DynDebug>() == size_of::<C>());
-    assert!(align_of::<DynDebug>() >= align_of::<C>());
-    assert!(offset_of!(DynDebug, modname) == offset_of!(C, modname));
-    assert!(offset_of!(DynDebug, function) == offset_of!(C, function));
-    assert!(offset_of!(DynDebug, filename) == offset_of!(C, filename));
-    assert!(offset_of!(DynDebug, format) == offset_of!(C, format));
-    assert!(offset_of!(DynDebug, word) == offset_of!(C, _bitfield_1));
-    assert!(
-        size_of::<AtomicU32>() == size_of::<::kernel::bindings::__BindgenBitfieldUnit<[u8; 4]>>()
-    );
-    #[cfg(CONFIG_JUMP_LABEL)]
-    assert!(offset_of!(DynDebug, key) == offset_of!(C, key));
-};
-
-impl core::fmt::Debug for DynDebug {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "DynDebug({:#010x})", self.word.load(Ordering::Relaxed))
-    }
-}
-
-/// The first byte of `s`, which the macros make NUL-terminated (never empty).
-const fn first(s: &'static [u8]) -> &'static u8 {
-    match s {
-        [b, ..] => b,
-        [] => &0,
-    }
-}
-
-/// The descriptor's word for `line` and dynamic_debug `flags` (bit-field order of x86-64 and
-/// every little-endian Linux target: the first field in the least significant bits).
-pub(crate) const fn encode(line: u32, class: u32, dd_flags: u32) -> u32 {
-    (line & ((1 << LINE_BITS) - 1))
-        | ((class & 0x3F) << LINE_BITS)
-        | ((dd_flags & 0xFF) << FLAGS_SHIFT)
-}
 
 /// Whether a site prints by default, as far as its source says: a fail point, or a message whose
 /// policy is not `quiet` or `debug`, and with no policy written, whose code is not quiet by its
@@ -143,118 +66,39 @@ pub(crate) const fn prints_by_default(
     }
 }
 
-impl DynDebug {
-    /// Used by the macros: every string ends with `"\0"`.
-    #[cfg(not(loom))]
-    #[allow(clippy::too_many_arguments)]
-    pub const fn new(
-        modname: &'static [u8],
-        function: &'static str,
-        filename: &'static str,
-        format: &'static str,
-        line: u32,
-    ) -> DynDebug {
-        DynDebug {
-            modname: first(modname),
-            function: first(function.as_bytes()),
-            filename: first(filename.as_bytes()),
-            format: first(format.as_bytes()),
-            word: AtomicU32::new(encode(line, CLASS_DEFAULT, 0)),
-            // STATIC_KEY_FALSE_INIT: disabled, JUMP_TYPE_FALSE (the site's branch is a NOP until
-            // dynamic_debug enables the key).
-            #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
-            key: ::kernel::bindings::static_key_false {
-                key: ::kernel::bindings::static_key {
-                    enabled: ::kernel::bindings::atomic_t { counter: 0 },
-                    __bindgen_anon_1: ::kernel::bindings::static_key__bindgen_ty_1 { type_: 0 },
-                },
-            },
-        }
+/// errtrace's flags (`site::flags`) that the kernel's flags on `d` add for `site`: `p` (read
+/// through the site's check, `print`) makes a site that does not print by default print, and the
+/// prefixes apply everywhere.
+#[inline]
+pub(crate) fn overrides(d: &DynDebug, site: &Site, print: fn() -> bool) -> u32 {
+    let dd_flags = d.dd_flags();
+    let mut f = 0;
+    if !site.dyndbg_prints && print() {
+        f |= flags::PRINT_ON;
     }
-
-    /// Whether the kernel's `p` is set on this descriptor: one load of the flags word. The sites'
-    /// check where the kernel has no jump labels (and outside a kernel).
-    #[inline]
-    pub fn print_enabled(&self) -> bool {
-        (self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT) & dd::PRINT != 0
+    if dd_flags & dd::MODNAME != 0 {
+        f |= flags::MODULE;
     }
-
-    /// The word of a descriptor at `line` with dynamic_debug flags `dd_flags` and no class, for the
-    /// kernel glue to compare with the C compiler's bit-fields at load.
-    pub const fn word(line: u32, dd_flags: u32) -> u32 {
-        encode(line, CLASS_DEFAULT, dd_flags)
+    if dd_flags & dd::FUNCNAME != 0 {
+        f |= flags::FUNCTION;
     }
-
-    /// errtrace's flags (`site::flags`) that the kernel's flags on this descriptor add for `site`:
-    /// `p` (read through the site's check, `print`) makes a site that does not print by default
-    /// print, and the prefixes apply everywhere.
-    #[inline]
-    pub(crate) fn overrides(&self, site: &Site, print: fn() -> bool) -> u32 {
-        let dd_flags = self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT;
-        let mut f = 0;
-        if !site.dyndbg_prints && print() {
-            f |= flags::PRINT_ON;
-        }
-        if dd_flags & dd::MODNAME != 0 {
-            f |= flags::MODULE;
-        }
-        if dd_flags & dd::FUNCNAME != 0 {
-            f |= flags::FUNCTION;
-        }
-        if dd_flags & dd::LINENO != 0 {
-            f |= flags::LINE;
-        }
-        if dd_flags & dd::TID != 0 {
-            f |= flags::THREAD;
-        }
-        if dd_flags & dd::SOURCENAME != 0 {
-            f |= flags::SOURCE;
-        }
-        f
+    if dd_flags & dd::LINENO != 0 {
+        f |= flags::LINE;
     }
-
-    /// Writes the kernel's flags as `echo … > control` would (for tests).
-    #[cfg(test)]
-    pub(crate) fn set_dd_flags(&self, dd_flags: u32) {
-        let w = self.word.load(Ordering::Relaxed);
-        let w = (w & !(0xFF << FLAGS_SHIFT)) | ((dd_flags & 0xFF) << FLAGS_SHIFT);
-        self.word.store(w, Ordering::Relaxed);
+    if dd_flags & dd::TID != 0 {
+        f |= flags::THREAD;
     }
-
-    /// The kernel's flags.
-    #[cfg(test)]
-    pub(crate) fn dd_flags(&self) -> u32 {
-        self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT
+    if dd_flags & dd::SOURCENAME != 0 {
+        f |= flags::SOURCE;
     }
+    f
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::site::SiteKind;
-
-    #[test]
-    fn word_encoding_matches_the_c_bitfields() {
-        // lineno:18 | class_id:6 | flags:8, from the least significant bit.
-        assert_eq!(encode(59, CLASS_DEFAULT, 1), 59 | (63 << 18) | (1 << 24));
-        assert_eq!(encode((1 << 18) + 5, 0, 0x1FF), 5 | (0xFF << 24));
-    }
-
-    #[test]
-    fn outside_a_kernel_the_descriptor_has_no_key() {
-        assert_eq!(core::mem::size_of::<DynDebug>(), 40);
-        assert_eq!(core::mem::align_of::<DynDebug>(), 8);
-    }
-
-    #[test]
-    fn every_descriptor_starts_with_p_clear_and_names_its_module() {
-        let d = DynDebug::new(b"errtrace_demo\0", "f\0", "x.rs\0", "msg\0", 3);
-        assert_eq!(d.dd_flags(), 0);
-        assert!(!d.print_enabled());
-        assert_eq!(*d.modname, b'e');
-        d.set_dd_flags(dd::PRINT);
-        assert!(d.print_enabled());
-    }
+    use crate::sync::Ordering;
 
     #[test]
     fn which_sites_print_by_default() {
@@ -324,17 +168,5 @@ mod tests {
         st.update_flags(crate::site::FlagOp::Add, PRINT_OFF | THREAD);
         d.set_dd_flags(dd::MODNAME);
         assert_eq!(st.flags(relaxed), PRINT_OFF | THREAD | MODULE);
-    }
-
-    #[allow(unsafe_code)]
-    #[test]
-    fn a_descriptor_holds_c_strings_of_the_site() {
-        let e = crate::err!(crate::code::EIO, "fmt {}", 1);
-        let (d, _) = descriptor(&e);
-        e.handled();
-        // The fields are references to the first byte of each NUL-terminated string.
-        assert_eq!(*d.filename, file!().as_bytes()[0]);
-        assert_eq!(*d.format, b'f');
-        assert_eq!(d.word.load(Ordering::Relaxed) & 0x3FFFF, line!() - 6);
     }
 }

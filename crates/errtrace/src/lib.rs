@@ -306,10 +306,10 @@ pub mod __private {
     #[cfg(feature = "registry")]
     pub use linkme;
 
-    #[cfg(feature = "dyndbg")]
-    pub use crate::dyndbg::DynDebug;
     pub use crate::fault::FailPoint;
     pub use crate::policy::classes::quiet_by_name;
+    #[cfg(feature = "dyndbg")]
+    pub use crate::raw::ddebug::DynDebug;
     pub use crate::site::{function_path, Site, SiteKind};
 
     /// The code of a macro's `CODE` argument, from its `to_errno()`: errtrace's

@@ -11,6 +11,8 @@
 //!
 //! These cells are exercised under valgrind's memcheck by the CI (see `.ci/run`).
 
+#[cfg(feature = "dyndbg")]
+pub(crate) mod ddebug;
 #[cfg(all(feature = "std", not(loom)))]
 pub(crate) mod detail;
 pub(crate) mod slot;
@@ -202,16 +204,6 @@ pub(crate) struct AppendOnlyText<const N: usize> {
 // with a Release store.
 #[cfg(all(not(loom), any(not(feature = "std"), test)))]
 unsafe impl<const N: usize> Sync for AppendOnlyText<N> {}
-
-// SAFETY: a dynamic_debug descriptor is shared by every CPU that reaches its site. Its strings are
-// `&'static` and its flags word atomic. Its static key (present inside a kernel build with
-// `CONFIG_JUMP_LABEL`; the raw pointers in it are what make the type `!Sync`) is written only by
-// the kernel's jump label code, under `jump_label_mutex`, through the descriptor's address: Rust
-// code never reads or writes it through a reference (the site's static branch names it by symbol
-// in the jump table). The static holding a descriptor is not `Freeze` (its flags word is an
-// atomic), so it is placed in writable memory, where the kernel's writes are allowed.
-#[cfg(all(feature = "dyndbg", CONFIG_RUST, CONFIG_JUMP_LABEL))]
-unsafe impl Sync for crate::dyndbg::DynDebug {}
 
 /// Why an append did not happen.
 #[cfg(all(not(loom), any(not(feature = "std"), test)))]

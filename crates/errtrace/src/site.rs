@@ -496,7 +496,7 @@ impl SiteState {
         match self.site.load(Ordering::Relaxed) {
             Some(site) => site
                 .dyndbg
-                .map_or(0, |d| d.overrides(site, site.dyndbg_print)),
+                .map_or(0, |d| crate::dyndbg::overrides(d, site, site.dyndbg_print)),
             None => 0,
         }
     }
