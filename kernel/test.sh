@@ -294,7 +294,10 @@ setup_kernel_vars() {
     KBASE=$CACHE_ROOT/$KEY
     KDIR=$KBASE/linux-source-$KVER
     KSTAMP=$KBASE/.built
-    KMAKE=(make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
+    # bindgen loads the newest libclang it finds unless told: 6.12's bindgen 0.65.1 cannot use
+    # libclang 19 (the kernel refuses the pair), so each kernel's bindgen gets its LLVM's.
+    KMAKE=(env LIBCLANG_PATH="$("llvm-config$LLVM_SUFFIX" --libdir)"
+        make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
@@ -412,6 +415,11 @@ build_module() {
     rm -rf "$mdir"
     mkdir -p "$mdir"
     cp -r "$MODULE_SRC/." "$mdir/"
+    # A misuse to add (do_misuse): one more submodule of the main crate.
+    if [[ -n ${MODULE_SRC_EXTRA:-} ]]; then
+        cp "$MODULE_SRC_EXTRA" "$mdir/misuse.rs"
+        printf '\nmod misuse;\n' >>"$mdir/demo.rs"
+    fi
     # The library crate: a symlink farm of CORE_SRC whose root lib.rs is named
     # errtrace.rs, so Kbuild compiles it as crate `errtrace` and `mod x;`
     # finds the sibling x.rs / x/mod.rs / x/ directories.
@@ -488,7 +496,26 @@ do_module() {
     ((${#KOS[@]} == expected)) || die "expected $expected modules (demo, peer, kunit), built: ${KOS[*]}"
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
     static_branches "$RUN/module/errtrace_demo.ko"
+    do_misuse
     footprint "$RUN/module"
+}
+
+# The misuses of kernel/misuse/*.rs must not compile: each is added to a copy of
+# the module (as a submodule of demo.rs) and rustc must refuse it with the
+# error its first line names ("// expect: E0603 ...").
+do_misuse() {
+    local f name expect log
+    for f in "$HERE"/misuse/*.rs; do
+        name=$(basename "$f" .rs)
+        expect=$(sed -nE 's|^// expect: (.*)$|\1|p' "$f")
+        [[ -n $expect ]] || die "$f: no '// expect: ERROR' line"
+        log=$RUN/misuse-$name.log
+        if MODULE_SRC_EXTRA=$f build_module "$RUN/misuse-$name" "$log" 2>/dev/null; then
+            die "misuse $name compiled; it must not (log: $log)"
+        fi
+        grep -qF -- "$expect" "$log" || die "misuse $name failed without '$expect' (log: $log)"
+        echo "    misuse $name: rejected by rustc with '$expect'"
+    done
 }
 
 # With CONFIG_JUMP_LABEL a dynamic_debug descriptor of errtrace's sites has one
