@@ -53,12 +53,6 @@ capture() {
     echo "$OUT/$file"
 }
 
-capture kunit.txt "Right after boot, the KUnit suite errtrace_recorder (kernel/module/kunit.rs,
-in errtrace_kunit.ko with its own copy of errtrace), which KUnit runs when the
-module loads: a shard wrapping over released events and around a live one;
-writers on every CPU at once (in on_each_cpu()'s IPI); readers of the whole
-recorder while other CPUs write." kunit
-
 capture builtin.txt "errtrace built into the kernel: the peer's source linked into vmlinux as
 errtrace_builtin (drivers/misc/errtrace_builtin/, kernel/test.sh's builtin
 step) ran at boot. dynamic_debug groups its sites under its module name, as
@@ -141,6 +135,11 @@ dropped unhandled), <6> KERN_INFO (the module's own messages), <7> KERN_DEBUG
 BASE_LOG=$LOG
 LOG=$DEBUG_LOG
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
+capture kunit.txt "Right after boot, the KUnit suite errtrace_recorder (kernel/module/kunit.rs,
+in errtrace_kunit.ko with its own copy of errtrace), which KUnit runs when the
+module loads, on the debug kernel's 4 CPUs: a shard wrapping over released
+events and around a live one; writers on every CPU at once (in on_each_cpu()'s
+IPI); readers of the whole recorder while the other CPUs write." kunit
 capture stress.txt "The debug kernel (Linux 7.3, Debian's config with lockdep, KASAN,
 atomic-sleep and preemption checks, 4 CPUs): one kthread per CPU makes errors
 three frames down, hops them, logs, handles and drops them, while an hrtimer

@@ -466,9 +466,13 @@ do_builtin() {
         echo "ERRTRACE_MODULE_REL := $(repo_rel "$MODULE_SRC")"
         cat "$MODULE_SRC/Kbuild"
     } >"$stage/Kbuild"
-    if ! diff -rq "$stage" "$dir" >/dev/null 2>&1; then
+    # Replaced (and so rebuilt) only when the sources differ from the last copy's.
+    local sum
+    sum=$(cd "$stage" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+    if [[ ! -f $dir/.sources.sum || $(cat "$dir/.sources.sum") != "$sum" ]]; then
         rm -rf "$dir"
         cp -a "$stage" "$dir"
+        echo "$sum" >"$dir/.sources.sum"
     fi
     grep -qx 'obj-y += errtrace_builtin/' "$KDIR/drivers/misc/Makefile" ||
         echo 'obj-y += errtrace_builtin/' >>"$KDIR/drivers/misc/Makefile"
