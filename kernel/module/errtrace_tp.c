@@ -45,23 +45,28 @@ void errtrace_tp_hop_unreg(void)
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-/* Called from Rust (Linux 6.12 has no Rust tracepoint support). */
-void errtrace_tp_error(int err, const char *name, size_t name_len,
-		       const char *file, size_t file_len, u32 line,
-		       const char *func, size_t func_len, u32 site, u32 seq);
-void errtrace_tp_hop(int err, u32 seq, const char *file, size_t file_len,
-		     u32 line);
+/*
+ * Linux 6.12 has no CREATE_RUST_TRACE_POINTS: the functions it would make,
+ * written out, with the same names (called from Rust, tracepoints.rs).
+ */
+void rust_do_trace_errtrace_error(int err, const char *name, size_t name_len,
+				  const char *file, size_t file_len, u32 line,
+				  const char *func, size_t func_len, u32 site,
+				  u32 seq);
+void rust_do_trace_errtrace_hop(int err, u32 seq, const char *file,
+				size_t file_len, u32 line);
 
-void errtrace_tp_error(int err, const char *name, size_t name_len,
-		       const char *file, size_t file_len, u32 line,
-		       const char *func, size_t func_len, u32 site, u32 seq)
+void rust_do_trace_errtrace_error(int err, const char *name, size_t name_len,
+				  const char *file, size_t file_len, u32 line,
+				  const char *func, size_t func_len, u32 site,
+				  u32 seq)
 {
 	trace_errtrace_error(err, name, name_len, file, file_len, line, func,
 			     func_len, site, seq);
 }
 
-void errtrace_tp_hop(int err, u32 seq, const char *file, size_t file_len,
-		     u32 line)
+void rust_do_trace_errtrace_hop(int err, u32 seq, const char *file,
+				size_t file_len, u32 line)
 {
 	trace_errtrace_hop(err, seq, file, file_len, line);
 }
