@@ -188,6 +188,8 @@ if [[ $FLAVOUR == base ]]; then
     expect builtin "${K}errtrace_peer: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
         "the peer module's own copy loads beside it"
     expect builtin "^dynamic_debug entries: builtin ${n:-x}, peer [1-9][0-9]*\$" 'each copy keeps its own sites'
+    expect builtin '^/sys/kernel/tracing/events/errtrace_builtin$' "the built-in copy's events under its own system"
+    expect builtin '^/sys/kernel/tracing/events/errtrace_peer$' "the peer module's events under its own: no clash"
     expect_rc builtin 0 rmmod
 fi
 
@@ -411,6 +413,8 @@ if [[ $FLAVOUR == debug ]]; then
         report $? "[stress] $name site: $printed lines printed = its logged count ${logged:-?}"
     done
 
+    expect two-modules '^/sys/kernel/tracing/events/errtrace$' "the demo's events: errtrace:*"
+    expect two-modules '^/sys/kernel/tracing/events/errtrace_peer$' "the peer's, loaded beside it: errtrace_peer:*"
     expect two-modules '^dynamic_debug entries: demo [1-9][0-9]*, peer [1-9][0-9]*$' 'both modules listed in dynamic_debug'
     expect_rc two-modules 0 rmmod
     expect two-modules '^dynamic_debug entries: demo 0, peer [1-9][0-9]*$' "demo unloaded first: the peer's entries stay"

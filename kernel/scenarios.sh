@@ -38,6 +38,9 @@ if grep -q '\[errtrace_builtin\]' $DDCONTROL; then
     run sh -c "echo 'module errtrace_builtin -p' > $DDCONTROL"
     run $INSMOD errtrace_peer.ko
     run sh -c "echo dynamic_debug entries: builtin \$(grep -c '\[errtrace_builtin\]' $DDCONTROL), peer \$(grep -c '\[errtrace_peer\]' $DDCONTROL)"
+    # Each copy's events under its own system: no clash in tracefs.
+    grep -q " /sys/kernel/tracing tracefs " /proc/mounts || mount -t tracefs tracefs /sys/kernel/tracing
+    run sh -c "ls -1d /sys/kernel/tracing/events/errtrace*"
     run rmmod errtrace_peer
 fi
 
@@ -99,7 +102,7 @@ scenario tracepoints
 # errtrace's events as real tracepoints in tracefs: enabled, a failing sample
 # (one fault on the bus read) traced with its hops, disabled again.
 T=/sys/kernel/tracing
-mount -t tracefs tracefs $T
+grep -q " $T tracefs " /proc/mounts || mount -t tracefs tracefs $T
 run ls -1 $T/events/errtrace
 run sh -c "echo 1 > $T/events/errtrace/errtrace_error/enable"
 run sh -c "echo 1 > $T/events/errtrace/errtrace_hop/enable"

@@ -75,6 +75,7 @@ scenario two-modules
 # Both modules loaded, then unloaded demo first (the stress loop unloaded the
 # peer first): each keeps its own sites; nothing is left behind.
 run $INSMOD $PEER
+run sh -c "ls -1d /sys/kernel/tracing/events/errtrace*"
 run sh -c "echo dynamic_debug entries: demo \$(grep -c '\[errtrace_demo\]' $DDCONTROL), peer \$(grep -c '\[errtrace_peer\]' $DDCONTROL)"
 run rmmod errtrace_demo
 run sh -c "echo dynamic_debug entries: demo \$(grep -c '\[errtrace_demo\]' $DDCONTROL), peer \$(grep -c '\[errtrace_peer\]' $DDCONTROL)"

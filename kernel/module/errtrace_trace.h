@@ -11,8 +11,18 @@
  * in Rust) when the first probe attaches and the last one leaves, so that
  * with nobody tracing, making an error costs errtrace one load and a branch.
  */
+/*
+ * The event system: errtrace, unless the Kbuild file names another
+ * (-DERRTRACE_TRACE_SYSTEM=...): each copy of errtrace in the kernel registers
+ * its events under its own system (events/<system>/errtrace_error), so copies
+ * in several modules, or built in beside a module, do not clash in tracefs.
+ */
 #undef TRACE_SYSTEM
+#ifdef ERRTRACE_TRACE_SYSTEM
+#define TRACE_SYSTEM ERRTRACE_TRACE_SYSTEM
+#else
 #define TRACE_SYSTEM errtrace
+#endif
 
 #if !defined(_ERRTRACE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _ERRTRACE_TRACE_H

@@ -5,6 +5,9 @@
 //! is also built into the kernel as `errtrace_builtin` (Linux 6.13+): a copy of errtrace in
 //! vmlinux beside the modules' copies.
 
+// errtrace's events, under this copy's own tracefs system (errtrace_peer, errtrace_builtin).
+mod tracepoints;
+
 use errtrace::sink::{Record, Sink};
 use errtrace::{code::ENOENT, err, ResultExt};
 use kernel::prelude::*;
@@ -70,6 +73,7 @@ fn find(i: u32) -> errtrace::Result<u32> {
 impl kernel::Module for ErrtracePeer {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let _ = errtrace::sink::set_sink(&PRINTK);
+        tracepoints::install();
         let mut recorded = 0;
         for i in 0..ERRORS {
             if let Err(e) = find(i).trace() {
