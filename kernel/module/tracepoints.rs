@@ -106,7 +106,13 @@ fn hop(h: &HopEvent) {
     // As in `error`: a `&'static str` and its length.
     fire!(
         __tracepoint_errtrace_hop,
-        rust_do_trace_errtrace_hop(h.code.to_errno(), h.seq, h.file.as_ptr(), h.file.len(), h.line)
+        rust_do_trace_errtrace_hop(
+            h.code.to_errno(),
+            h.seq,
+            h.file.as_ptr(),
+            h.file.len(),
+            h.line
+        )
     );
 }
 
