@@ -44,6 +44,10 @@ use crate::raw::ddebug::dd;
 pub(crate) use crate::raw::ddebug::DynDebug;
 use crate::site::{flags, Site, SiteKind};
 
+/// A site's descriptor, with the site's own check of the descriptor's `p` (a static branch on its
+/// key where the kernel has jump labels, a load of its flags word elsewhere).
+pub(crate) type Attached = (&'static DynDebug, fn() -> bool);
+
 /// Whether a site prints by default, as far as its source says: a fail point, or a message whose
 /// policy is not `quiet` or `debug`, and with no policy written, whose code is not quiet by its
 /// build-time class (`quiet_code`: `EAGAIN`, `ENOMEM`, … written as a bare name).
@@ -115,7 +119,7 @@ mod tests {
 
     fn descriptor(e: &crate::Error) -> (&'static DynDebug, &'static crate::site::SiteState) {
         let site = e.site().and_then(|s| s.static_site()).unwrap();
-        (site.dyndbg.unwrap(), &site.state)
+        (site.dyndbg.unwrap().0, &site.state)
     }
 
     // The sites' registry (linkme) and descriptor statics have link sections.

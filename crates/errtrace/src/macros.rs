@@ -118,7 +118,7 @@ macro_rules! __err_site {
 macro_rules! __site {
     ($name:ident, $kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr) => {
         fn __errtrace_here() {}
-        static $name: $crate::__private::Site = $crate::__dyndbg!($kind, [$($policy)+] [$quiet], $fmt,
+        static $name: $crate::__private::Site = $crate::__dyndbg!([$quiet], $fmt,
             $crate::__private::Site::new(
                 ::core::file!(),
                 ::core::line!(),
@@ -167,7 +167,7 @@ macro_rules! __register {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __dyndbg {
-    ($kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr, $site:expr) => {{
+    ([$quiet:expr], $fmt:expr, $site:expr) => {{
         // The kernel collects the `__dyndbg` section of a module at load and writes the flags.
         #[allow(unsafe_code)]
         #[unsafe(link_section = "__dyndbg")]
@@ -243,7 +243,7 @@ macro_rules! __dyndbg_print {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __dyndbg {
-    ($kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr, $site:expr) => {
+    ([$quiet:expr], $fmt:expr, $site:expr) => {
         $site
     };
 }

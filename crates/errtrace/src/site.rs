@@ -104,22 +104,12 @@ pub struct Site {
     /// The policy written at the site (`err!(quiet, …)`); `None`: the code's default class.
     pub(crate) policy: Option<Policy>,
     pub(crate) state: SiteState,
-    /// The site's dynamic_debug descriptor (`dyndbg` feature).
+    /// The site's dynamic_debug descriptor and the site's check of its `p` (`dyndbg` feature).
     #[cfg(feature = "dyndbg")]
-    pub(crate) dyndbg: Option<&'static crate::dyndbg::DynDebug>,
+    pub(crate) dyndbg: Option<crate::dyndbg::Attached>,
     /// Whether the site prints by default (then the descriptor's `p` changes nothing).
     #[cfg(feature = "dyndbg")]
     pub(crate) dyndbg_prints: bool,
-    /// The site's own check of the descriptor's `p`: a static branch on its key where the kernel
-    /// has jump labels, a load of its flags word elsewhere.
-    #[cfg(feature = "dyndbg")]
-    pub(crate) dyndbg_print: fn() -> bool,
-}
-
-/// The check of a site without a descriptor.
-#[cfg(feature = "dyndbg")]
-fn no_print() -> bool {
-    false
 }
 
 impl core::fmt::Debug for Site {
@@ -156,8 +146,6 @@ impl Site {
             dyndbg: None,
             #[cfg(feature = "dyndbg")]
             dyndbg_prints: false,
-            #[cfg(feature = "dyndbg")]
-            dyndbg_print: no_print,
         }
     }
 
@@ -178,9 +166,8 @@ impl Site {
             quiet_code,
         );
         Site {
-            dyndbg: Some(descriptor),
+            dyndbg: Some((descriptor, print)),
             dyndbg_prints: prints,
-            dyndbg_print: print,
             ..self
         }
     }
@@ -496,7 +483,7 @@ impl SiteState {
         match self.site.load(Ordering::Relaxed) {
             Some(site) => site
                 .dyndbg
-                .map_or(0, |d| crate::dyndbg::overrides(d, site, site.dyndbg_print)),
+                .map_or(0, |(d, print)| crate::dyndbg::overrides(d, site, print)),
             None => 0,
         }
     }

@@ -14,9 +14,9 @@ pub(crate) mod dd {
 }
 
 /// `class_id` of a descriptor outside any class (`_DPRINTK_CLASS_DFLT`).
-pub(crate) const CLASS_DEFAULT: u32 = (1 << 6) - 1;
-pub(crate) const LINE_BITS: u32 = 18;
-pub(crate) const FLAGS_SHIFT: u32 = 24;
+const CLASS_DEFAULT: u32 = (1 << 6) - 1;
+const LINE_BITS: u32 = 18;
+const FLAGS_SHIFT: u32 = 24;
 
 /// A `struct _ddebug`, made by errtrace's macros in the `__dyndbg` section. Not built by hand.
 ///
@@ -75,7 +75,7 @@ const fn first(s: &'static [u8]) -> &'static u8 {
 
 /// The descriptor's word for `line` and dynamic_debug `flags` (bit-field order of x86-64 and
 /// every little-endian Linux target: the first field in the least significant bits).
-pub(crate) const fn encode(line: u32, class: u32, dd_flags: u32) -> u32 {
+const fn encode(line: u32, class: u32, dd_flags: u32) -> u32 {
     (line & ((1 << LINE_BITS) - 1))
         | ((class & 0x3F) << LINE_BITS)
         | ((dd_flags & 0xFF) << FLAGS_SHIFT)
@@ -94,7 +94,6 @@ unsafe impl Sync for DynDebug {}
 impl DynDebug {
     /// Used by the macros: every string ends with `"\0"`.
     #[cfg(not(loom))]
-    #[allow(clippy::too_many_arguments)]
     pub const fn new(
         modname: &'static [u8],
         function: &'static str,
