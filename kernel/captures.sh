@@ -29,7 +29,8 @@ VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
 # section NAME: the lines of scenario NAME, its marker included; kernel lines of other
 # subsystems that happen to interleave (a mouse being probed…) are left out: only kernel
 # lines matching KEEP are kept.
-KEEP='errtrace[-_](demo|peer|builtin|kunit)|KTAP|errtrace_recorder|] +(ok [0-9]|# |1[.][.])'
+ERRTRACE_KEEP='errtrace[-_](demo|peer|builtin|kunit)|KTAP|errtrace_recorder|] +(ok [0-9]|# |1[.][.])'
+KEEP=$ERRTRACE_KEEP
 section() {
     awk -v s="ERRTRACE-SCENARIO: $1" -v keep="$KEEP" '
         index($0, s) && length($0) - index($0, s) + 1 == length(s) { on = 1; print; next }
@@ -187,7 +188,7 @@ if [[ -f $(dirname "$LOG")/checkpatch.txt ]]; then
     } >"$OUT/upstream-checkpatch.txt"
 fi
 LOG=$BASE_LOG
-KEEP='errtrace[-_](demo|peer|builtin|kunit)|KTAP|errtrace_recorder|] +(ok [0-9]|# |1[.][.])'
+KEEP=$ERRTRACE_KEEP
 
 # The module's footprint on both kernels, as test.sh measured it in the same run.
 if [[ -f $(dirname "$LOG")/footprint.txt && -f $(dirname "$LOG_612")/footprint.txt ]]; then

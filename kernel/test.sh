@@ -58,6 +58,10 @@ LOCATION_SITES=${ERRTRACE_LOCATION_SITES:-32}
 RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
 RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
+# They are read at compile time (errtrace::config): the environment of every
+# build of errtrace.
+STORAGE_ENV=(ERRTRACE_LOCATION_SITES="$LOCATION_SITES" ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS"
+    ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" ERRTRACE_COUNTED_SITES="$COUNTED_SITES")
 # The footprint limits of a whole errtrace instance in the module (bytes), per
 # kernel. data+bss includes one dynamic_debug descriptor per static site (what a
 # C pr_debug() callsite costs: 56 bytes with jump labels, 40 without) and the
@@ -409,33 +413,43 @@ repo_rel() {
     esac
 }
 
-# build_module DIR LOG [MAKE ARGS...]: a copy of MODULE_SRC with errtrace's source, built in DIR.
-build_module() {
-    local mdir=$1 log=$2; shift 2
+# stage_module DIR: a fresh DIR with MODULE_SRC's files and the library crate
+# as errtrace-src/: a symlink farm of CORE_SRC whose root lib.rs is named
+# errtrace.rs, so Kbuild compiles it as crate `errtrace` and `mod x;` finds
+# the sibling x.rs / x/mod.rs / x/ directories.
+stage_module() {
+    local mdir=$1
     rm -rf "$mdir"
     mkdir -p "$mdir"
     cp -r "$MODULE_SRC/." "$mdir/"
+    cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
+    mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
+}
+
+# The variables kernel/module/Kbuild reads, one NAME=VALUE a line: the module
+# build passes them on make's command line, the built-in copy writes them into
+# its Kbuild file.
+kbuild_vars() {
+    printf '%s\n' "ERRTRACE_MACROS_SO=$MACROS_SO" "ERRTRACE_MACROS_LIB=$MACROS_LIB" \
+        "ERRTRACE_CORE_RUSTFLAGS=$CORE_RUSTFLAGS" \
+        "ERRTRACE_CORE_REL=$(repo_rel "$CORE_SRC")" \
+        "ERRTRACE_MODULE_REL=$(repo_rel "$MODULE_SRC")"
+}
+
+# build_module DIR LOG [MAKE ARGS...]: a copy of MODULE_SRC with errtrace's source, built in DIR.
+build_module() {
+    local mdir=$1 log=$2; shift 2
+    stage_module "$mdir"
     # A misuse to add (do_misuse): one more submodule of the main crate.
     if [[ -n ${MODULE_SRC_EXTRA:-} ]]; then
         cp "$MODULE_SRC_EXTRA" "$mdir/misuse.rs"
         printf '\nmod misuse;\n' >>"$mdir/demo.rs"
     fi
-    # The library crate: a symlink farm of CORE_SRC whose root lib.rs is named
-    # errtrace.rs, so Kbuild compiles it as crate `errtrace` and `mod x;`
-    # finds the sibling x.rs / x/mod.rs / x/ directories.
-    cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
-    mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
     echo "    build dir: $mdir"
-    # errtrace's storage sizes are read at compile time (errtrace::config).
-    local rc=0
-    logged "$log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
-        ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS" ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" \
-        ERRTRACE_COUNTED_SITES="$COUNTED_SITES" \
-        "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
-        ERRTRACE_MACROS_SO="$MACROS_SO" ERRTRACE_MACROS_LIB="$MACROS_LIB" \
-        ERRTRACE_CORE_RUSTFLAGS="$CORE_RUSTFLAGS" \
-        ERRTRACE_CORE_REL="$(repo_rel "$CORE_SRC")" \
-        ERRTRACE_MODULE_REL="$(repo_rel "$MODULE_SRC")" "$@" modules || rc=$?
+    local rc=0 vars
+    mapfile -t vars < <(kbuild_vars)
+    logged "$log" env "${STORAGE_ENV[@]}" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
+        "${vars[@]}" "$@" modules || rc=$?
     # A misuse (do_misuse) is expected to fail: its diagnostics are not printed.
     if [[ -z ${MODULE_SRC_EXTRA:-} ]] && grep -E '^(warning|error)' "$log" >/dev/null; then
         echo "    compiler diagnostics (full log: $log):"
@@ -451,35 +465,27 @@ build_module() {
 # what the module build passes on make's command line. Rebuilt incrementally.
 do_builtin() {
     local dir=$KDIR/drivers/misc/errtrace_builtin stage=$RUN/builtin-src
-    rm -rf "$stage"
-    mkdir -p "$stage"
-    cp -r "$MODULE_SRC/." "$stage/"
-    cp -r "$(cd "$CORE_SRC" && pwd)/." "$stage/errtrace-src/"
-    mv "$stage/errtrace-src/lib.rs" "$stage/errtrace-src/errtrace.rs"
+    stage_module "$stage"
     {
         echo "# Written by kernel/test.sh: errtrace built into the kernel (see kernel/module/Kbuild)."
         echo "ERRTRACE_BUILTIN := 1"
-        echo "ERRTRACE_MACROS_SO := $MACROS_SO"
-        echo "ERRTRACE_MACROS_LIB := $MACROS_LIB"
-        echo "ERRTRACE_CORE_RUSTFLAGS := $CORE_RUSTFLAGS"
-        echo "ERRTRACE_CORE_REL := $(repo_rel "$CORE_SRC")"
-        echo "ERRTRACE_MODULE_REL := $(repo_rel "$MODULE_SRC")"
+        kbuild_vars | sed 's/=/ := /'
         cat "$MODULE_SRC/Kbuild"
     } >"$stage/Kbuild"
-    # Replaced (and so rebuilt) only when the sources differ from the last copy's.
+    # Replaced (and so rebuilt) only when the sources differ from the last copy's
+    # (the checksum reads through errtrace-src's links).
     local sum
-    sum=$(cd "$stage" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+    sum=$(cd "$stage" && find -L . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
     if [[ ! -f $dir/.sources.sum || $(cat "$dir/.sources.sum") != "$sum" ]]; then
         rm -rf "$dir"
-        cp -a "$stage" "$dir"
+        # Real files, not links into the repository: the kernel tree outlives the checkout.
+        cp -rL "$stage" "$dir"
         echo "$sum" >"$dir/.sources.sum"
     fi
     grep -qx 'obj-y += errtrace_builtin/' "$KDIR/drivers/misc/Makefile" ||
         echo 'obj-y += errtrace_builtin/' >>"$KDIR/drivers/misc/Makefile"
     echo "    $dir (log: $RUN/builtin.log)"
-    logged "$RUN/builtin.log" env ERRTRACE_LOCATION_SITES="$LOCATION_SITES" \
-        ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS" ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" \
-        ERRTRACE_COUNTED_SITES="$COUNTED_SITES" "${KMAKE[@]}" -j"$JOBS" bzImage
+    logged "$RUN/builtin.log" env "${STORAGE_ENV[@]}" "${KMAKE[@]}" -j"$JOBS" bzImage
     local syms
     syms=$(nm "$KDIR/vmlinux")
     grep -q ' __errtrace_builtin_init$' <<<"$syms" || die "errtrace_builtin is not in vmlinux"

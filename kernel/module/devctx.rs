@@ -19,8 +19,9 @@
 //! half-made entry, and nothing blocks or allocates. Lookups happen only in task context: an
 //! interrupt that makes an error does not borrow the interrupted task's device. A scope
 //! entered while the task already has one (a probe that adds a child device synchronously)
-//! swaps the device and restores it when its closure returns. With all slots taken, the scope is inactive and
-//! lines print without the device (the module's `pr_*` prefix), which is the only loss.
+//! swaps the device and restores it when its closure returns. With all slots taken, the scope is
+//! inactive and lines print without the device (the module's `pr_*` prefix), which is the only
+//! loss.
 
 use crate::glue::SliceWriter;
 use core::fmt::Write;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * errtrace's tracepoints (errtrace_trace.h) and the two functions the Rust
- * glue calls to fire them. Rust decides whether to call at all (one load and
- * a branch, switched by the reg/unreg callbacks below); the trace_*() call
- * checks the tracepoint's own key again.
+ * glue calls to fire them, rust_do_trace_errtrace_error()/_hop(). Rust
+ * decides whether to call at all (one load and a branch, switched by the
+ * reg/unreg callbacks below), then, on 6.13+, checks the tracepoint's key
+ * with a static branch; on 6.12 the trace_*() call checks it.
  */
 #include <linux/types.h>
 #include <linux/version.h>

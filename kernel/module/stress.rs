@@ -129,31 +129,30 @@ extern "C" fn errtrace_demo_stress_thread(cpu: u32, i: u32) {
     }
 }
 
+/// Counts an error made in an interrupt context (`count`, and its site in `site`), checked
+/// against the recorder, and handles it.
+fn made_in(e: errtrace::Error, count: &AtomicU32, site: &AtomicU32) {
+    check(&e, site);
+    count.fetch_add(1, Relaxed);
+    e.handled();
+}
+
 /// In hard IRQ context (the hrtimer).
 #[no_mangle]
 extern "C" fn errtrace_demo_stress_hardirq(_i: u32) {
-    let e = err!(quiet, ETIMEDOUT);
-    check(&e, &HARDIRQ_SITE);
-    HARDIRQ.fetch_add(1, Relaxed);
-    e.handled();
+    made_in(err!(quiet, ETIMEDOUT), &HARDIRQ, &HARDIRQ_SITE);
 }
 
 /// In softirq context (the timer).
 #[no_mangle]
 extern "C" fn errtrace_demo_stress_softirq(_i: u32) {
-    let e = err!(quiet, EBUSY);
-    check(&e, &SOFTIRQ_SITE);
-    SOFTIRQ.fetch_add(1, Relaxed);
-    e.handled();
+    made_in(err!(quiet, EBUSY), &SOFTIRQ, &SOFTIRQ_SITE);
 }
 
 /// In NMI context (a self-NMI's handler): nothing here blocks, allocates or takes a lock.
 #[no_mangle]
 extern "C" fn errtrace_demo_stress_nmi(_i: u32) {
-    let e = err!(quiet, ENXIO);
-    check(&e, &NMI_SITE);
-    NMI.fetch_add(1, Relaxed);
-    e.handled();
+    made_in(err!(quiet, ENXIO), &NMI, &NMI_SITE);
 }
 
 fn site(index: &AtomicU32) -> Option<SiteRef> {
