@@ -2,7 +2,7 @@
 # Writes kernel/captures/*.txt from a serial log of kernel/test.sh (real lines,
 # scenario by scenario, each file with a header saying what it shows).
 # Usage: kernel/captures.sh [SERIAL_LOG [DEBUG_SERIAL_LOG]]   (default: the last run's logs:
-# base and debug are Linux 7.3, 6.12 and the upstream pair Linux 6.12)
+# base, debug and the upstream pair are Linux 7.3, 6.12 is Linux 6.12)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOG=${1:-${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}/serial.log}
@@ -38,6 +38,8 @@ section() {
         /^(<[0-9]>)?\[ *[0-9]+\.[0-9]+\] / && $0 !~ keep { next }
         on' "$LOG"
 }
+# The scenarios the captures come from (named in their header).
+SCENARIOS_FILE=kernel/scenarios.sh
 # capture FILE "HEADER" SCENARIO...
 capture() {
     local file=$1 header=$2 s; shift 2
@@ -46,7 +48,7 @@ capture() {
         echo "#"
         echo "# Real serial console lines (Linux $VERSION, rustc 1.85, qemu TCG), captured by"
         echo "# kernel/test.sh and extracted by kernel/captures.sh; scenarios in"
-        echo "# kernel/scenarios.sh. ERRTRACE- lines are the test harness's own markers;"
+        echo "# $SCENARIOS_FILE. ERRTRACE- lines are the test harness's own markers;"
         echo "# lines without a [timestamp] are the commands' output."
         echo
         for s in "$@"; do section "$s"; done
@@ -154,23 +156,30 @@ counted as unrecorded), every site's created count equal to the errors made
 there. Then both modules are loaded and unloaded demo first." stress two-modules
 LOG=$BASE_LOG
 
-# The upstream kernels (kernel/patches/): the same unmodified modules, before and after.
-KEEP='rust_minimal|rnull_mod|FAULT_INJECTION|name failslab|rust_error|rust_doctest'
+# The upstream kernels (kernel/patches/): the same unmodified modules and test driver, before and after.
+KEEP='rust_minimal|rust_faux_driver|rust_driver_platform|rust_probe_test|FAULT_INJECTION|name failslab|rust_error|ok [0-9]+ [a-z_]+$'
+SCENARIOS_FILE=kernel/upstream-scenarios.sh
 LOG=$UP_BEFORE_LOG
-capture upstream-before.txt "Linux 6.12 as shipped, with its Rust samples and drivers built as modules
-(kernel/config-upstream.fragment). The kernel's failslab fails the first
-allocation made from module code (task-filter, require-start/end = the module
-area) in the init of two unmodified in-tree modules: rust_minimal (its first
-KVec::push) and rnull (its tag set's allocation). Both inits fail with ENOMEM;
-the kernel prints nothing about it but failslab's own notice. The kernel
-crate's documentation examples run as KUnit tests at boot." doctests init-fails init-fails-deeper
+capture upstream-before.txt "Linux 7.3 as shipped (Debian's linux-source-7.3 and config, trimmed as the
+base kernel, plus kernel/config/upstream.fragment: the Rust samples as
+modules, failslab). The platform sample's dev_dbg! is no dynamic debug site.
+failslab fails the first allocation made with module code on the stack in the
+platform sample's probe (bound to a platform device without a driver through
+driver_override) and in the init of the minimal and faux samples, all
+unmodified; a test driver's probe (kernel/upstream-module/) defers and fails
+with a bare EIO. The kernel says the errno at most, and nothing of the
+deferral." dyndbg probe-fails init-fails faux-init-fails probe-defers probe-bare
 LOG=$UP_LOG
-capture upstream-after.txt "The same kernel, config and scenario with kernel/patches/ applied: the
-failing init of each unmodified module prints one line with the errno name and
-where the error was made (the sample's own ? operator; for rnull, the kernel crate's
-line where the allocation failed), and the rust_error:rust_error tracepoint
-has both origins. The kernel crate's documentation examples, the series' three
-new ones in error.rs among them, pass as KUnit tests at boot." doctests init-fails init-fails-deeper tracepoint
+capture upstream-after.txt "The same kernel, config and scenarios with kernel/patches/ applied and its
+options on (config/upstream-series.fragment). The series' KUnit suite passed
+at boot. The platform sample's dev_dbg! sites are in the dynamic debug
+control file and print after +p. Each failing probe and init names the
+returned error's origin (the kernel crate's line where the driver data's
+allocation failed; the sample's own \`?\`), or says \"origin not recorded\" for a
+bare constant; the deferral's origin is in devices_deferred; an error logged
+where it was made (log_err, dev_err_probe) is not logged again; a rate-limited
+print stops at 10; the rust_error tracepoint has every error made." \
+    kunit dyndbg probe-fails init-fails faux-init-fails probe-defers probe-bare probe-logs probe-own-reason ratelimited tracepoint
 if [[ -f $(dirname "$LOG")/costs.txt ]]; then
     {
         echo "# The series' cost, as kernel/test.sh measured it (size(1), objdump) on the"
@@ -182,13 +191,16 @@ fi
 if [[ -f $(dirname "$LOG")/checkpatch.txt ]]; then
     {
         echo "# scripts/checkpatch.pl --strict --no-signoff on each patch of kernel/patches/, as"
-        echo "# kernel/test.sh ran it in the upstream tree of the run the other captures come from."
+        echo "# kernel/test.sh ran it in the upstream tree of the run the other captures come from,"
+        echo "# then the results of CLIPPY=1, make rustfmtcheck and make rustdoc recorded when that"
+        echo "# tree was built."
         echo "#"
         cat "$(dirname "$LOG")/checkpatch.txt"
     } >"$OUT/upstream-checkpatch.txt"
 fi
 LOG=$BASE_LOG
 KEEP=$ERRTRACE_KEEP
+SCENARIOS_FILE=kernel/scenarios.sh
 
 # The module's footprint on both kernels, as test.sh measured it in the same run.
 if [[ -f $(dirname "$LOG")/footprint.txt && -f $(dirname "$LOG_612")/footprint.txt ]]; then

@@ -1,58 +1,118 @@
 # Checks of the upstream kernels' serial logs (kernel/upstream-scenarios.sh),
-# sourced by kernel/check.sh for FLAVOUR upstream-before (Linux 6.12 as
+# sourced by kernel/check.sh for FLAVOUR upstream-before (Linux 7.3 as
 # shipped) and upstream (with kernel/patches/). Uses check.sh's helpers and
 # $KSRC, the kernel source tree (check.sh's third argument), for positions.
 
-# The in-tree position of TEXT's NEEDLE in FILE (relative to the kernel tree):
-# "FILE:LINE:COL", or FILE:?:? without the tree.
-kat() {
-    local file=$1 text=$2 needle=$3
-    if [[ -z ${KSRC:-} || ! -f $KSRC/$file ]]; then echo "$file:?:?"; return; fi
-    awk -v f="$file" -v t="$text" -v n="$needle" '
-        index($0, t) { print f ":" NR ":" index($0, t) + index(t, n) - 1; exit }' "$KSRC/$file"
+# line_in FILE TEXT: the line number of the first line of FILE containing TEXT
+# (FILE relative to the kernel tree, or absolute); "?" without the tree.
+line_in() {
+    local file=$1
+    [[ $file == /* ]] || file=${KSRC:-/nonexistent}/$file
+    [[ -f $file ]] || { echo '?'; return; }
+    T=$2 awk 'index($0, ENVIRON["T"]) { print NR; exit }' "$file"
 }
-# `?`'s location (#[track_caller] through From) is the start of its expression.
-PUSH=$(kat samples/rust/rust_minimal.rs 'numbers.push(72, GFP_KERNEL)?;' 'numbers')
+TEST_SRC=$HERE/upstream-module/rust_probe_test.rs
+# `?`'s location (#[track_caller] through From) is the line of its expression.
+PUSH=$(line_in samples/rust/rust_minimal.rs 'numbers.push(72, GFP_KERNEL)?;')
+DBG=$(line_in samples/rust/rust_driver_platform.rs 'dev_dbg!(dev, "Probe Rust Platform driver sample.\n");')
+SUPPLIER=$(line_in "$TEST_SRC" 'kernel::error::to_result(EPROBE_DEFER.to_errno())')
+LOGGED=$(line_in "$TEST_SRC" '.log_err(dev, fmt!("mode {mode} is not supported\n"))')
+# The platform device the drivers were bound to.
+D=$(section device | sed -nE 's/^platform device without a driver: ([^ ]+)$/\1/p')
+expect device '^platform device without a driver: [^ ]+$' 'a platform device without a driver was found'
+Dre=$(re "$D")
+if [[ $FLAVOUR == upstream ]]; then S=yes; else S=; fi
 
 # ---- the kernel crate's documentation examples, run by KUnit at boot (both kernels)
 expect doctests '# rust_doctests_kernel: pass:[1-9][0-9]* fail:0 skip:[0-9]+ total:[0-9]+$' \
     "the kernel crate's doctests pass (KUnit)"
 expect all '^\[ *[0-9.]+\] ok [0-9]+ rust_doctests_kernel$' 'the doctest suite is ok'
 expect_not all 'not ok [0-9]+ rust_doctest' 'no doctest fails'
-if [[ $FLAVOUR == upstream ]]; then
-    # Error::recorded, recent_origin (recorded line, equality with the constant) and
-    # init_failure (ENODEV and ENXIO quiet): the series' own examples.
-    expect_count doctests 'ok [0-9]+ rust_doctest_kernel_error_rs_[0-9]+$' 3 "error.rs's three examples pass"
+
+# ---- the series' KUnit suite
+if [[ $S ]]; then
+    for c in returned_error_names_its_line stale_earlier_origin_of_the_same_code \
+        two_module_loads_reusing_a_task irq_during_the_capture more_errors_than_slots two_cpus_at_once; do
+        expect kunit "^\\[ *[0-9.]+\\]     ok [0-9]+ $c\$" "rust_error_origin: $c passes"
+    done
+    expect kunit '# rust_error_origin: pass:6 fail:0 skip:0 total:6$' 'rust_error_origin: 6 of 6 pass'
+    expect all '^\[ *[0-9.]+\] ok [0-9]+ rust_error_origin$' 'the suite is ok'
+else
+    expect_not all 'rust_error_origin' 'no rust_error_origin suite without the series' 'ERRTRACE-RUN:'
 fi
 
 # ---- in-tree modules load and unload (both kernels: the series keeps them working)
-for m in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
+for m in rust_minimal rust_print rust_driver_platform rust_driver_faux; do
     expect intree-load "^ERRTRACE-RUN: /sbin/insmod $m\\.ko\$" "$m is loaded"
     expect intree-load "^ERRTRACE-RUN: rmmod $m\$" "$m is unloaded"
 done
-expect_count intree-load '^ERRTRACE-RC: 0 \((insmod|rmmod)\)$' 10 'every load and unload succeeds'
-expect_rc intree-load 0 ls
+expect_count intree-load '^ERRTRACE-RC: 0 \((insmod|rmmod)\)$' 8 'every load and unload succeeds'
 expect intree-load "${K}rust_minimal: Rust minimal sample \\(init\\)\$" "rust_minimal's init ran"
-expect intree-load "${K}rust_minimal: My numbers are \\[72, 108, 200\\]\$" 'and its exit'
-expect_rc failslab-setup 0 sh
+expect intree-load "${K}faux_driver rust-faux-sample-device: Hello from faux device!\$" "the faux sample's init ran"
 
-# ---- an unmodified module's init fails (failslab)
-expect init-fails 'FAULT_INJECTION: forcing a failure' 'failslab failed an allocation'
+# ---- dynamic debug: the in-tree platform sample's dev_dbg!
+if [[ $S ]]; then
+    expect dyndbg '^2$' "the platform sample's two dev_dbg! sites are in the control file"
+    expect dyndbg "^$(re "samples/rust/rust_driver_platform.rs:$DBG [rust_driver_platform]rust_driver_platform =_ \"Probe Rust Platform driver sample.\\n\"")\$" \
+        "its probe's site is listed (line $DBG), disabled"
+    expect dyndbg "^$(re "samples/rust/rust_driver_platform.rs:$DBG [rust_driver_platform]rust_driver_platform =p \"Probe Rust Platform driver sample.\\n\"")\$" \
+        'after +p: enabled'
+    expect_count dyndbg "${K}rust_driver_platform $Dre: Probe Rust Platform driver sample\\.\$" 1 \
+        'and it prints, with its device, when the sample probes'
+    expect dyndbg "${K}rust_driver_platform $Dre: Remove Rust Platform driver sample\\.\$" 'the other site too'
+else
+    expect dyndbg '^0$' 'without the series: no Rust site in the control file'
+    expect_not dyndbg 'Probe Rust Platform driver sample' 'and nothing prints after +p' 'ERRTRACE-RUN:'
+fi
+expect_rc dyndbg 0 bind
+
+# ---- an unmodified driver's probe fails (failslab)
+expect_rc failslab-setup 0 sh
+expect probe-fails 'FAULT_INJECTION: forcing a failure' 'failslab failed an allocation of the probe'
+expect probe-fails "${K}rust_driver_platform $Dre: probe with driver rust_driver_platform failed with error -12\$" \
+    "the driver core's line"
+expect probe-fails '^bound: 1$' 'the device is not bound'
+if [[ $S ]]; then
+    expect_count probe-fails "${K}rust_driver_platform $Dre: probe failed with error ENOMEM \\(made at (/[^ ]*/)?rust/kernel/[a-z_/]+\\.rs:[0-9]+\\)\$" 1 \
+        "the failed probe names its origin on the device: the kernel crate's line where the driver data's allocation failed"
+else
+    expect_not probe-fails 'probe failed with error' 'without the series: only the errno'
+fi
+
+# ---- unmodified modules' init fails (failslab)
+expect init-fails 'FAULT_INJECTION: forcing a failure' 'failslab failed an allocation of the init'
 expect init-fails "insmod: can't insert 'rust_minimal\\.ko': Cannot allocate memory" 'init failed with ENOMEM'
 expect init-fails '^0$' 'the module is not loaded'
-expect init-fails-deeper 'FAULT_INJECTION: forcing a failure' 'rnull: failslab failed an allocation'
-expect init-fails-deeper "insmod: can't insert 'rnull_mod\\.ko': Cannot allocate memory" 'rnull: init failed with ENOMEM'
-
-if [[ $FLAVOUR == upstream-before ]]; then
-    # 6.12 as shipped: nothing but the fault injection's own notice.
-    expect_not init-fails "${K}rust_minimal: " 'the kernel prints nothing of the failed init' 'Rust minimal sample \(init\)|Am I built-in'
-    expect_not init-fails-deeper "${K}rnull_mod: " 'nor of rnull' 'Rust null_blk loaded'
-    expect_not all 'rust_error' 'no rust_error tracepoint' '^ERRTRACE-RUN:'
+expect faux-init-fails "insmod: can't insert 'rust_driver_faux\\.ko': No such device" 'the faux sample: ENODEV'
+if [[ $S ]]; then
+    expect_count init-fails "${K}rust_minimal: $(re "init failed with error ENOMEM (made at samples/rust/rust_minimal.rs:$PUSH)")\$" 1 \
+        "the failed init names its origin: the sample's own \`?\` (line $PUSH)"
+    expect_count faux-init-fails "${K}rust_faux_driver: init failed with error ENODEV \\(origin not recorded\\)\$" 1 \
+        'a bare constant (faux.rs returns ENODEV for a failed allocation): origin not recorded, never another'
 else
-    # With the series: one line, the module's prefix, the errno name and the origin.
-    expect_count init-fails "${K}rust_minimal: $(re "init failed: ENOMEM (-12), made at $PUSH")\$" 1 \
-        "the failed init names its origin: the sample's own \`?\` ($PUSH)"
-    expect_count init-fails-deeper "${K}rnull_mod: init failed: ENOMEM \\(-12\\), made at rust/kernel/[a-z/_]+\\.rs:[0-9]+:[0-9]+\$" 1 \
-        "rnull's failed init names the kernel crate's line where the allocation failed"
-    expect tracepoint "rust_error: -ENOMEM at $(re "${PUSH%:*}")\$" 'rust_error:rust_error traced the origin (errno, file:line)'
+    expect_not init-fails 'init failed' 'without the series: the kernel prints nothing of the failed init'
+    expect_not faux-init-fails 'init failed' 'nor of the faux sample'
+fi
+
+# ---- probes of the test driver (kernel/upstream-module/rust_probe_test.rs)
+expect probe-bare "${K}rust_probe_test $Dre: probe with driver rust_probe_test failed with error -5\$" 'a bare EIO: the core line'
+if [[ $S ]]; then
+    expect probe-defers "^$Dre	rust_probe_test: $(re "probe deferred (made at rust_probe_test.rs:$SUPPLIER)")\$" \
+        "the deferral reason in devices_deferred, with its origin (line $SUPPLIER)"
+    expect_not probe-defers "${K}rust_probe_test" 'a deferral prints nothing' 'ERRTRACE-RUN:|taints kernel'
+    expect_count probe-bare "${K}rust_probe_test $Dre: probe failed with error EIO \\(origin not recorded\\)\$" 1 \
+        'a bare constant: origin not recorded'
+    expect_count probe-logs "${K}rust_probe_test $Dre: error -EINVAL: mode 3 is not supported\$" 1 \
+        "log_err() logs once, where the error is made (line $LOGGED)"
+    expect_not probe-logs 'probe failed with error' 'and the adapter does not log it again'
+    expect probe-own-reason "^$Dre	rust_probe_test: waiting for the test's clock\$" "dev_err_probe()'s reason in devices_deferred"
+    expect_count ratelimited "${K}rust_probe_test $Dre: rate-limited message [0-9]+\$" 10 \
+        'dev_warn_ratelimited!: 10 of 15 messages'
+    expect tracepoint "^insmod-[0-9]+ $(re "rust_error: error -12 made at samples/rust/rust_minimal.rs:$PUSH")\$" \
+        'rust_error traced the failed init (errno, file:line)'
+    expect tracepoint " $(re "rust_error: error -517 made at rust_probe_test.rs:$SUPPLIER")\$" 'and the deferral'
+else
+    expect_not probe-defers 'probe deferred' 'without the series: no deferral reason'
+    expect_not probe-bare 'probe failed with error' 'and only the errno of a failed probe'
+    expect_not all 'rust_error:' 'no rust_error tracepoint' 'ERRTRACE-RUN:'
 fi

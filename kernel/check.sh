@@ -128,8 +128,8 @@ M="${K}errtrace_demo: "
 expect all '^ERRTRACE-GUEST: start$' 'guest init started'
 expect all '^ERRTRACE-GUEST: done$' 'guest init finished all scenarios'
 case $FLAVOUR in
-    base|debug) expect all '\] Linux version 7\.3\.' 'kernel 7.3 booted' ;;
-    *) expect all '\] Linux version 6\.12\.' 'kernel 6.12 booted' ;;
+    6.12) expect all '\] Linux version 6\.12\.' 'kernel 6.12 booted' ;;
+    *) expect all '\] Linux version 7\.3\.' 'kernel 7.3 booted' ;;
 esac
 
 # ---- no kernel trouble anywhere (the command line itself says panic=-1)

@@ -17,11 +17,16 @@
 #                   6.12:  Linux 6.12 (the LTS Android's GKI ships Rust binder
 #                          on), tinyconfig + config.fragment (no jump labels):
 #                          every scenario.
-#                   upstream-before: 6.12, config.fragment + config-upstream.fragment
-#                          (the in-tree Rust samples and drivers), unpatched;
-#                          upstream-scenarios.sh with in-tree modules only.
-#                   upstream: the same with kernel/patches/*.patch applied
-#                          (built incrementally from a copy of upstream-before).
+#                   upstream-before: Linux 7.3 as base + config/upstream.fragment
+#                          (the Rust samples, failslab, fail_function, the
+#                          kernel crate's doctests), unpatched, 2 CPUs;
+#                          upstream-scenarios.sh with in-tree modules and
+#                          upstream-module/ (a driver whose probe fails as told).
+#                   upstream: the same with kernel/patches/*.patch applied and
+#                          config/upstream-series.fragment (the series' options
+#                          on), built incrementally from a copy of upstream-before;
+#                          also builds it with the options off (sizes), with
+#                          CLIPPY=1, runs checkpatch, rustfmtcheck and rustdoc.
 set -Eeuo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,6 +84,8 @@ OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
 RUST_WEB_VERSION=1.85.0+dfsg3-1~deb12u3
 RUSTC=/usr/bin/rustc
 RUSTDOC=/usr/bin/rustdoc
+RUSTFMT=/usr/bin/rustfmt
+CLIPPY_DRIVER=/usr/bin/clippy-driver
 # Linux 7.3 (Debian trixie-backports, with Debian's kernel configs) needs LLVM
 # >= 17 and bindgen >= 0.71.1; Linux 6.12 (bookworm) builds with bookworm's
 # LLVM 14 and bindgen 0.65.1, as it always has.
@@ -151,6 +158,7 @@ APT=(apt-get -o DPkg::Lock::Timeout=900 -y -q)
 PACKAGES=(
     "rustc-web=$RUST_WEB_VERSION" "rust-web-src=$RUST_WEB_VERSION"
     "libstd-rust-web-dev=$RUST_WEB_VERSION" "libstd-rust-web-1.85=$RUST_WEB_VERSION"
+    "rustfmt-web=$RUST_WEB_VERSION" "rust-web-clippy=$RUST_WEB_VERSION"
     clang lld llvm libclang-dev clang-19 lld-19 llvm-19 libclang-19-dev
     qemu-system-x86 busybox-static flex bison bc libelf-dev libssl-dev cpio
     "$KSRC_PKG_612" "$KSRC_PKG_73/$BACKPORTS_SUITE" "$KCONFIG_PKG_73/$BACKPORTS_SUITE"
@@ -246,10 +254,10 @@ FLAVOUR=base
 # The kernel of the current flavour: version, source package and toolchain.
 kernel_vars() {
     case $FLAVOUR in
-        base|debug)
-            KVER=7.3 KSRC_PKG=$KSRC_PKG_73 BINDGEN_VERSION=$BINDGEN_VERSION_73 LLVM_ARG=$LLVM_73 ;;
-        *)
+        6.12)
             KVER=6.12 KSRC_PKG=$KSRC_PKG_612 BINDGEN_VERSION=$BINDGEN_VERSION_612 LLVM_ARG=$LLVM_612 ;;
+        *)
+            KVER=7.3 KSRC_PKG=$KSRC_PKG_73 BINDGEN_VERSION=$BINDGEN_VERSION_73 LLVM_ARG=$LLVM_73 ;;
     esac
     KSRC_TAR=/usr/src/linux-source-$KVER.tar.xz
     BINDGEN=$(bindgen_path "$BINDGEN_VERSION")
@@ -260,18 +268,20 @@ kernel_vars() {
 # Debian's config with its modules off; 6.12: on tinyconfig).
 fragments() {
     case $FLAVOUR in
-        base|debug)
+        6.12)
+            echo "$HERE/config.fragment" ;;
+        *)
             echo "$HERE/config/distro-trim.fragment"
             echo "$HERE/config/errtrace.fragment"
-            [[ $FLAVOUR == debug ]] && echo "$HERE/config/debug.fragment" ;;
-        *)
-            echo "$HERE/config.fragment"
-            [[ $FLAVOUR == upstream* ]] && echo "$HERE/config-upstream.fragment" ;;
+            [[ $FLAVOUR == debug ]] && echo "$HERE/config/debug.fragment"
+            [[ $FLAVOUR == upstream* ]] && echo "$HERE/config/upstream.fragment" ;;
     esac
     return 0
 }
-# The patch series applied to the upstream kernel, in order.
-patches() { ls "$HERE"/patches/*.patch; }
+# The patch series applied to the upstream kernel, in order (the cover letter is no patch).
+patches() { ls "$HERE"/patches/*.patch | grep -v '/0000-cover-letter\.patch$'; }
+# The series' options, turned on after the series is applied (the unpatched kernel has none).
+SERIES_FRAGMENT=$HERE/config/upstream-series.fragment
 upstream() { [[ $FLAVOUR == upstream || $FLAVOUR == upstream-before ]]; }
 kernel_key() {
     kernel_vars
@@ -285,7 +295,10 @@ kernel_key() {
         fi
         local f
         for f in $(fragments); do cat "$f"; done
-        if [[ $FLAVOUR == upstream ]]; then for f in $(patches); do cat "$f"; done; fi
+        if [[ $FLAVOUR == upstream ]]; then
+            for f in $(patches); do cat "$f"; done
+            cat "$SERIES_FRAGMENT"
+        fi
         "$RUSTC" -vV
         "$BINDGEN" --version
         "clang$LLVM_SUFFIX" --version | head -n1
@@ -301,7 +314,8 @@ setup_kernel_vars() {
     # bindgen loads the newest libclang it finds unless told: 6.12's bindgen 0.65.1 cannot use
     # libclang 19 (the kernel refuses the pair), so each kernel's bindgen gets its LLVM's.
     KMAKE=(env LIBCLANG_PATH="$("llvm-config$LLVM_SUFFIX" --libdir)"
-        make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN")
+        make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN"
+        RUSTFMT="$RUSTFMT" CLIPPY_DRIVER="$CLIPPY_DRIVER")
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
@@ -338,6 +352,62 @@ do_patch() {
     # crate or the macros change (rnull.o, in composite rnull_mod.ko, kept its
     # unpatched module! expansion): make every Rust file outside rust/ newer.
     find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+}
+
+# The series with its options off, as a kernel that does not turn them on
+# builds it: its sizes, for the costs (do_costs).
+do_build_off() {
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    ! grep -qE '^CONFIG_RUST_ERROR_ORIGINS=y' "$KDIR/.config" || die "RUST_ERROR_ORIGINS is on by default"
+    logged "$KBASE/build-off.log" "${KMAKE[@]}" -j"$JOBS" vmlinux modules
+    sizes >"$KBASE/sizes-off.txt"
+    cat "$KBASE/sizes-off.txt"
+}
+
+# The objects the costs compare: vmlinux and the in-tree Rust modules. One
+# line each: NAME TEXT DATA BSS (size(1), Berkeley).
+COST_OBJECTS=(vmlinux samples/rust/rust_minimal.ko samples/rust/rust_print.ko
+    samples/rust/rust_driver_platform.ko samples/rust/rust_driver_faux.ko)
+sizes() {
+    local o
+    for o in "${COST_OBJECTS[@]}"; do
+        echo "$o $(size "$KDIR/$o" | awk 'NR == 2 { print $1, $2, $3 }')"
+    done
+}
+
+# The series' options on (config/upstream-series.fragment), checked in .config.
+do_series_config() {
+    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$SERIES_FRAGMENT")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    local line
+    while IFS= read -r line; do
+        [[ $line =~ ^CONFIG_ ]] || continue
+        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line"
+    done <"$SERIES_FRAGMENT"
+}
+
+# The files the series touches (for the checks that also see the rest of the tree).
+series_files() { for p in $(patches); do sed -nE 's|^\+\+\+ b/(.*)$|\1|p' "$p"; done | sort -u; }
+
+# The series as the list builds it: with clippy (CLIPPY=1; no warning in the
+# files the series touches), rustfmtcheck (the whole tree), rustdoc (the kernel
+# crate's documentation, no warning). Results in $KBASE/series-checks.txt.
+do_series_checks() {
+    local out=$KBASE/series-checks.txt files n
+    : >"$out"
+    logged "$KBASE/clippy.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 vmlinux modules
+    files=$(series_files | grep '\.rs$' | paste -sd'|')
+    n=$(grep -cE -- "--> ($files):" "$KBASE/clippy.log" || true)
+    echo "CLIPPY=1: $n warnings in the series' files ($(grep -c '^warning' "$KBASE/clippy.log" || true) in the tree)" | tee -a "$out"
+    ((n == 0)) || { grep -E -B4 -A8 -- "--> ($files):" "$KBASE/clippy.log" >&2; die "clippy warns on the series"; }
+    logged "$KBASE/rustfmtcheck.log" "${KMAKE[@]}" rustfmtcheck ||
+        { cat "$KBASE/rustfmtcheck.log" >&2; die "make rustfmtcheck failed"; }
+    echo "rustfmtcheck: clean" | tee -a "$out"
+    logged "$KBASE/rustdoc.log" "${KMAKE[@]}" -j"$JOBS" rustdoc ||
+        { tail -n 40 "$KBASE/rustdoc.log" >&2; die "make rustdoc failed"; }
+    n=$(grep -c '^warning' "$KBASE/rustdoc.log" || true)
+    echo "rustdoc: $n warnings" | tee -a "$out"
+    ((n == 0)) || { grep -A8 '^warning' "$KBASE/rustdoc.log" >&2; die "rustdoc warns"; }
 }
 
 do_untar() {
@@ -580,19 +650,26 @@ footprint() {
     ((d + b <= max_data)) || die "module data+bss $((d + b)) bytes > $max_data"
 }
 
-# The upstream kernels: the in-tree Rust modules the config builds, unmodified.
+# The upstream kernels: the in-tree Rust modules the config builds, unmodified,
+# and upstream-module/ (a platform driver whose probe fails as told).
+UPSTREAM_MODULE_SRC=$HERE/upstream-module
 do_intree_modules() {
     local ko
-    mapfile -t KOS < <(find "$KDIR/samples/rust" "$KDIR/drivers" -name '*.ko' | sort)
-    for ko in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
+    mapfile -t KOS < <(find "$KDIR/samples/rust" -name '*.ko' | sort)
+    for ko in rust_minimal rust_print rust_driver_platform rust_driver_faux; do
         printf '%s\n' "${KOS[@]}" | grep -q "/$ko\.ko\$" || die "in-tree module $ko.ko not built"
     done
     for ko in "${KOS[@]}"; do echo "    ${ko#"$KDIR"/} ($(stat -c %s "$ko") bytes)"; done
-    # Built into vmlinux: the DRM panic screen's QR code generator, the kernel crate's doctests.
-    for ko in drivers/gpu/drm/drm_panic_qr.o rust/doctests_kernel_generated.o; do
-        [[ -f $KDIR/$ko ]] || die "$ko not built"
-        echo "    $ko (built in)"
-    done
+    # Built into vmlinux: the kernel crate's doctests.
+    [[ -f $KDIR/rust/doctests_kernel_generated.o ]] || die "the kernel crate's doctests were not built"
+    echo "    rust/doctests_kernel_generated.o (built in)"
+    local mdir=$RUN/upstream-module
+    rm -rf "$mdir"
+    cp -r "$UPSTREAM_MODULE_SRC" "$mdir"
+    logged "$RUN/upstream-module.log" "${KMAKE[@]}" -j"$JOBS" M="$mdir" modules
+    [[ -f $mdir/rust_probe_test.ko ]] || die "rust_probe_test.ko not built"
+    KOS+=("$mdir/rust_probe_test.ko")
+    echo "    $mdir/rust_probe_test.ko ($(stat -c %s "$mdir/rust_probe_test.ko") bytes)"
 }
 
 do_initramfs() {
@@ -664,6 +741,8 @@ do_boot() {
     local rc=0 machine=(-m 512) limit=$BOOT_TIMEOUT
     # The debug kernel: 4 CPUs, and room for KASAN's shadow and lockdep's tables.
     [[ $FLAVOUR == debug ]] && { machine=(-smp 4 -m 1024); limit=$((BOOT_TIMEOUT * 3)); }
+    # The upstream kernels: 2 CPUs (the series' KUnit suite runs captures on both at once).
+    upstream && machine=(-smp 2 -m 1024)
     timeout --foreground -k 10 "$limit" \
         qemu-system-x86_64 -accel tcg -nographic -no-reboot "${machine[@]}" \
         -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$RUN/initramfs.cpio.gz" \
@@ -678,8 +757,56 @@ do_boot() {
     [[ -s $SERIAL_LOG ]] || die "empty serial log"
 }
 
-# checkpatch --strict on the series (no sign-off check: the patches carry none,
-# a submitter adds theirs); any ERROR fails the run.
+# disasm ELF REGEX: the instructions of the text symbol matching REGEX (not its
+# __pfx_ padding symbol).
+disasm() {
+    local start end
+    # (awk reads all of nm's output: an early exit would kill nm with SIGPIPE)
+    read -r start end < <(nm -n "$1" | awk -v re="$2" '
+        found == 1 { print s, $1; found = 2 } !found && $2 ~ /^[Tt]$/ && $3 ~ re && $3 !~ /^__pfx_/ { s = $1; found = 1 }')
+    objdump -d --no-show-raw-insn --start-address=0x"$start" --stop-address=0x"$end" "$1" |
+        awk '/^ *[0-9a-f]+:\t/ { sub(/^ *[0-9a-f]+:\t/, "      "); print }'
+}
+
+# The series' cost, measured on the two upstream trees (same config): sizes of
+# vmlinux and of the in-tree Rust modules without the series, with it and its
+# options off (do_build_off), and with them on; the success path of a caller
+# of to_result() (kernel::firmware::request_into_buf: the same instructions up
+# to its return); what an error made while no probe or init runs executes
+# with the options on.
+do_costs() {
+    local before m tb db to do ta da
+    before=$(FLAVOUR=upstream-before; kernel_key)
+    before=$CACHE_ROOT/$before/linux-source-$KVER
+    [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
+    [[ -f $KBASE/sizes-off.txt ]] || die "no sizes of the options-off build in $KBASE"
+    exec 3>"$RUN/costs.txt"
+    {
+        echo "    size (bytes)                   text: before   options off (+)      on (+)"
+        for m in "${COST_OBJECTS[@]}"; do
+            read -r tb db _ < <(size "$before/$m" | awk 'NR == 2 { print $1, $2, $3 }')
+            read -r to do _ < <(awk -v m="$m" '$1 == m { print $2, $3, $4 }' "$KBASE/sizes-off.txt")
+            read -r ta da _ < <(size "$KDIR/$m" | awk 'NR == 2 { print $1, $2, $3 }')
+            printf '    %-30s %10d %10d (%+6d) %10d (%+6d)\n' "$(basename "$m") text" "$tb" "$to" $((to - tb)) "$ta" $((ta - tb))
+            printf '    %-30s %10d %10d (%+6d) %10d (%+6d)\n' "$(basename "$m") data" "$db" "$do" $((do - db)) "$da" $((da - db))
+        done
+        local fn='6kernel8firmware16request_into_buf$'
+        echo "    kernel::firmware::request_into_buf (to_result on request_firmware_into_buf), before:"
+        disasm "$before/vmlinux" "$fn"
+        echo "    after (options on):"
+        disasm "$KDIR/vmlinux" "$fn"
+        echo "    what each error made runs after its constructor (options on), Error::made_here: a load of"
+        echo "    the count of armed captures (an atomic_read helper) and the tracepoint's static branch;"
+        echo "    note when either is on:"
+        disasm "$KDIR/vmlinux" '6kernel5error.*5Error9made_here$'
+        echo "    instructions of the out-of-line part (tracepoint, capture), origin::imp::note: $(disasm "$KDIR/vmlinux" '6origin3imp4note$' | wc -l)"
+    } | tee /dev/fd/3
+    exec 3>&-
+}
+
+# The series' checks done when its kernel was built (do_series_checks), and
+# checkpatch --strict (no sign-off check: the patches carry none, a submitter
+# adds theirs); any ERROR fails the run.
 do_checkpatch() {
     local out=$RUN/checkpatch.txt p total
     : >"$out"
@@ -690,54 +817,8 @@ do_checkpatch() {
         printf '    %s\n      %s\n' "$(basename "$p")" "$total" | tee -a "$out"
         [[ $total == "total: 0 errors"* ]] || die "checkpatch reports errors in $(basename "$p")"
     done
-}
-
-# disasm ELF REGEX: the instructions of the text symbol matching REGEX.
-disasm() {
-    local start end
-    # (awk reads all of nm's output: an early exit would kill nm with SIGPIPE)
-    read -r start end < <(nm -n "$1" | awk -v re="$2" '
-        found == 1 { print s, $1; found = 2 } !found && $2 ~ /^[Tt]$/ && $3 ~ re { s = $1; found = 1 }')
-    objdump -d --no-show-raw-insn --start-address=0x"$start" --stop-address=0x"$end" "$1" |
-        awk '/^ *[0-9a-f]+:\t/ { sub(/^ *[0-9a-f]+:\t/, "      "); print }'
-}
-
-# The series' cost, measured on the two upstream trees (same config): sizes of
-# vmlinux and of the in-tree modules, the out-of-line calls of to_result (each
-# passes its caller's location: one more instruction on the success path), and
-# to_result itself.
-do_costs() {
-    local before after m
-    before=$(FLAVOUR=upstream-before; kernel_key)
-    before=$CACHE_ROOT/$before/linux-source-$KVER
-    after=$KDIR
-    [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
-    exec 3>"$RUN/costs.txt"
-    {
-        echo "    size (bytes)              text before  after   data before  after"
-        for m in vmlinux samples/rust/rust_minimal.ko samples/rust/rust_print.ko \
-            drivers/block/rnull_mod.ko drivers/net/phy/ax88796b_rust.ko drivers/net/phy/qt2025.ko; do
-            read -r tb db _ < <(size "$before/$m" | awk 'NR == 2 { print $1, $2 }')
-            read -r ta da _ < <(size "$after/$m" | awk 'NR == 2 { print $1, $2 }')
-            printf '    %-26s %7d %7d (%+d)  %7d %7d (%+d)\n' "$(basename "$m")" \
-                "$tb" "$ta" $((ta - tb)) "$db" "$da" $((da - db))
-        done
-        echo "    out-of-line calls of kernel::error::to_result (before, after):"
-        local nb na
-        nb=$(objdump -d --no-show-raw-insn "$before/vmlinux" | grep -cE '(call|jmp) .*6kernel5error9to_result>' || true)
-        na=$(objdump -d --no-show-raw-insn "$after/vmlinux" | grep -cE '(call|jmp) .*6kernel5error9to_result>' || true)
-        echo "      vmlinux: $nb, $na"
-        nb=0; na=0
-        for m in $(cd "$after" && find samples drivers -name '*.ko' | sort); do
-            nb=$((nb + $(objdump -dr "$before/$m" | grep -c 'R_X86_64_PLT32.*6kernel5error9to_result' || true)))
-            na=$((na + $(objdump -dr "$after/$m" | grep -c 'R_X86_64_PLT32.*6kernel5error9to_result' || true)))
-        done
-        echo "      modules: $nb, $na"
-        echo "    kernel::error::to_result in vmlinux (before, then after):"
-        disasm "$before/vmlinux" '6kernel5error9to_result$'
-        disasm "$after/vmlinux" '6kernel5error9to_result$'
-    } | tee /dev/fd/3
-    exec 3>&-
+    [[ -f $KBASE/series-checks.txt ]] || die "no $KBASE/series-checks.txt (the series' checks did not run)"
+    sed 's/^/    /' "$KBASE/series-checks.txt" | tee -a "$out"
 }
 
 do_check() {
@@ -765,6 +846,9 @@ main() {
         elif [[ $FLAVOUR == upstream ]]; then
             step "$FLAVOUR:copy" do_copy_before
             step "$FLAVOUR:patch" do_patch
+            step "$FLAVOUR:options-off" do_build_off
+            step "$FLAVOUR:options-on" do_series_config
+            step "$FLAVOUR:series-checks" do_series_checks
             step "$FLAVOUR:bzImage" do_kbuild
         else
             step "$FLAVOUR:untar" do_untar

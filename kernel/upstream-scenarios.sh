@@ -1,56 +1,146 @@
-# Scenarios of the upstream kernels (kernel/patches/), run inside the guest
-# with in-tree modules only, unmodified: the same on the kernel without the
-# series (upstream-before) and with it (upstream). Sourced by /init; helpers:
+# Scenarios of the upstream kernels (Linux 7.3, kernel/patches/), run inside
+# the guest with in-tree modules, unmodified, and rust_probe_test.ko
+# (kernel/upstream-module/): the same on the kernel without the series
+# (upstream-before) and with it (upstream). Sourced by /init; helpers:
+#   say TEXT        one line into the log
 #   scenario NAME   print the marker line "ERRTRACE-SCENARIO: NAME"
 #   run CMD...      print "ERRTRACE-RUN: CMD...", run it, print "ERRTRACE-RC: <rc> (<cmd>)"
 # kernel/check.sh (flavours upstream-before and upstream) checks the log.
 INSMOD=/sbin/insmod
 F=/sys/kernel/debug/failslab
 T=/sys/kernel/tracing
+C=/proc/dynamic_debug/control
+P=/sys/bus/platform
+DEFERRED=/sys/kernel/debug/devices_deferred
 
 dmesg -n 8
 
 scenario doctests
-# The kernel crate's documentation examples ran as KUnit tests at boot: the
-# summary, and the examples of error.rs.
-run sh -c "dmesg | grep -E '# rust_doctests_kernel: |ok [0-9]+ rust_doctest_kernel_error_rs_'"
+# The kernel crate's documentation examples ran as KUnit tests at boot.
+run sh -c "dmesg | grep -E '# rust_doctests_kernel: |ok [0-9]+ rust_doctests_kernel$'"
+
+scenario kunit
+# The series' KUnit suite (built in, ran at boot): its cases and its summary.
+run sh -c "dmesg | grep -E '(ok [0-9]+ (returned_error|stale_earlier|two_module|irq_during|more_errors|two_cpus)|rust_error_origin)'"
 
 scenario intree-load
-# Every in-tree Rust module of the config loads and unloads (the PHY drivers
-# register with phylib; rnull makes /dev/rnullb0).
-for m in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
+# The in-tree Rust samples load and unload (the series keeps them working).
+for m in rust_minimal rust_print rust_driver_platform rust_driver_faux; do
     run $INSMOD $m.ko
 done
-run ls /dev/rnullb0
-for m in rust_minimal rust_print rnull_mod ax88796b_rust qt2025; do
+for m in rust_minimal rust_print rust_driver_platform rust_driver_faux; do
     run rmmod $m
 done
+
+scenario device
+# A platform device that has no driver: the platform drivers of the test are
+# bound to it through driver_override. The PC speaker's when there is one.
+D=
+[ -d $P/devices/pcspkr ] && [ ! -e $P/devices/pcspkr/driver ] && D=pcspkr
+if [ -z "$D" ]; then
+    for d in $P/devices/*; do [ -e $d/driver ] || { D=${d##*/}; break; }; done
+fi
+say "platform device without a driver: $D"
+# bind DRIVER: binds $D to DRIVER (a platform driver of a loaded module), as
+# the driver core does when a device appears (drivers_probe: a deferral puts
+# the device on the deferred-probe list, as the sysfs bind file does not).
+bind() {
+    echo "$1" > $P/devices/$D/driver_override
+    echo $D > $P/drivers_probe
+}
+# unbind DRIVER: the reverse (nothing if the device is not bound).
+unbind() {
+    if [ -e $P/devices/$D/driver ]; then echo $D > $P/drivers/$1/unbind; fi
+    echo > $P/devices/$D/driver_override
+}
+# failing CMD...: CMD in a subshell marked for failslab (make-it-fail, inherited
+# by the commands it runs).
+failing() { ( echo 1 > /proc/self/make-it-fail; "$@" ) }
+
+scenario dyndbg
+# The in-tree platform sample's dev_dbg! ("Probe Rust Platform driver sample.")
+# as a dynamic debug site: listed in the control file, printed after +p.
+run $INSMOD rust_driver_platform.ko
+run sh -c "grep -c '\[rust_driver_platform\]' $C"
+run sh -c "grep 'Probe Rust Platform' $C"
+run sh -c "echo 'module rust_driver_platform +p' > $C"
+run sh -c "grep 'Probe Rust Platform' $C"
+run bind rust_driver_platform
+run unbind rust_driver_platform
+run sh -c "echo 'module rust_driver_platform -p' > $C"
 
 scenario failslab-setup
 # The kernel's failslab: fail the first slab allocation, with GFP_KERNEL too,
 # of a task marked with make-it-fail, made while code in the module area
-# (x86-64, no KASLR: 0xffffffffa0000000 up to 0xffffffffff000000) is on the
-# stack, i.e. from a module's init rather than from the loader.
+# (x86-64 with RANDOMIZE_BASE: 0xffffffffc0000000 up to 0xffffffffff000000) is
+# on the stack: from a module's init or probe, not from the loader.
 run sh -c "echo 1 > $F/task-filter"
 run sh -c "echo N > $F/ignore-gfp-wait"
-run sh -c "echo 0xffffffffa0000000 > $F/require-start"
+run sh -c "echo 0xffffffffc0000000 > $F/require-start"
 run sh -c "echo 0xffffffffff000000 > $F/require-end"
 run sh -c "echo 1 > $F/verbose"
 mount -t tracefs tracefs $T
 # The series' tracepoint, where there is one.
 [ -d $T/events/rust_error ] && run sh -c "echo 1 > $T/events/rust_error/rust_error/enable"
 
+scenario probe-fails
+# The in-tree platform sample's probe, unmodified, fails: its driver data's
+# allocation (ENOMEM).
+run sh -c "echo 100 > $F/probability; echo 1 > $F/times"
+run failing bind rust_driver_platform
+run sh -c "[ -e $P/devices/$D/driver ]; echo bound: \$?"
+run unbind rust_driver_platform
+run rmmod rust_driver_platform
+
 scenario init-fails
 # rust_minimal's init, unmodified: its first KVec::push fails (ENOMEM).
 run sh -c "echo 100 > $F/probability; echo 1 > $F/times"
-run sh -c "echo 1 > /proc/self/make-it-fail; exec $INSMOD rust_minimal.ko"
+run failing $INSMOD rust_minimal.ko
 run sh -c "grep -c rust_minimal /proc/modules"
 
-scenario init-fails-deeper
-# rnull's init, unmodified: its first allocation (the tag set's Arc) fails
-# inside the kernel crate.
+scenario faux-init-fails
+# The faux device sample's init, unmodified: the C faux bus fails to allocate
+# its device, and the kernel crate returns a constant (ENODEV).
 run sh -c "echo 100 > $F/probability; echo 1 > $F/times"
-run sh -c "echo 1 > /proc/self/make-it-fail; exec $INSMOD rnull_mod.ko"
+run failing $INSMOD rust_driver_faux.ko
+
+scenario probe-defers
+# A probe whose supplier is not there yet (EPROBE_DEFER from a C API): the
+# deferral reason in devices_deferred.
+run $INSMOD rust_probe_test.ko mode=1
+run bind rust_probe_test
+run cat $DEFERRED
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
+scenario probe-bare
+# A probe that returns a bare constant (EIO).
+run $INSMOD rust_probe_test.ko mode=2
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
+scenario probe-logs
+# A probe that logs its error where it is made (ResultExt::log_err): one line.
+run $INSMOD rust_probe_test.ko mode=3
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
+scenario probe-own-reason
+# A probe that gives its own deferral reason (Device::dev_err_probe).
+run $INSMOD rust_probe_test.ko mode=4
+run bind rust_probe_test
+run cat $DEFERRED
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
+scenario ratelimited
+# A probe that prints 15 messages through dev_warn_ratelimited!: the first 10.
+run $INSMOD rust_probe_test.ko ratelimited=15
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
 
 scenario tracepoint
 [ -d $T/events/rust_error ] && run sh -c "echo 0 > $T/events/rust_error/rust_error/enable"

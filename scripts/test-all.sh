@@ -112,7 +112,7 @@ step "format" cargo fmt --all --check
 # The kernel module's Rust (not a cargo package): rustfmt with the kernel's own
 # settings (.rustfmt.toml in Linux: edition 2021, Unix newlines).
 step "format of the kernel module" \
-    rustfmt --edition 2021 --config newline_style=Unix --check kernel/module/*.rs kernel/misuse/*.rs
+    rustfmt --edition 2021 --config newline_style=Unix --check kernel/module/*.rs kernel/misuse/*.rs kernel/upstream-module/*.rs
 step "clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "tests (default features, incl. doc tests and the guide)" cargo test --workspace
 step "clippy with every optional feature (log, tracing, defmt, sdt)" \
