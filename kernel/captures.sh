@@ -168,7 +168,7 @@ platform sample's probe (bound to a platform device without a driver through
 driver_override) and in the init of the minimal and faux samples, all
 unmodified; a test driver's probe (kernel/upstream-module/) defers and fails
 with a bare EIO. The kernel says the errno at most, and nothing of the
-deferral." dyndbg probe-fails init-fails faux-init-fails probe-defers probe-bare
+deferral." dyndbg pr-debug probe-fails init-fails faux-init-fails probe-defers probe-bare
 LOG=$UP_LOG
 capture upstream-after.txt "The same kernel, config and scenarios with kernel/patches/ applied and its
 options on (config/upstream-series.fragment). The series' KUnit suite passed
@@ -179,7 +179,7 @@ allocation failed; the sample's own \`?\`), or says \"origin not recorded\" for 
 bare constant; the deferral's origin is in devices_deferred; an error logged
 where it was made (log_err, dev_err_probe) is not logged again; a rate-limited
 print stops at 10; the rust_error tracepoint has every error made." \
-    kunit dyndbg probe-fails init-fails faux-init-fails probe-defers probe-bare probe-logs probe-own-reason ratelimited tracepoint
+    kunit dyndbg pr-debug probe-fails init-fails faux-init-fails probe-defers probe-bare probe-logs probe-own-reason ratelimited tracepoint
 if [[ -f $(dirname "$LOG")/costs.txt ]]; then
     {
         echo "# The series' cost, as kernel/test.sh measured it (size(1), objdump) on the"

@@ -65,6 +65,18 @@ else
     expect_not dyndbg 'Probe Rust Platform driver sample' 'and nothing prints after +p' 'ERRTRACE-RUN:'
 fi
 expect_rc dyndbg 0 bind
+PRDBG=$(line_in "$TEST_SRC" 'pr_debug!("probing a device in mode {}\n", mode);')
+DEVDBG=$(line_in "$TEST_SRC" 'dev_dbg!(dev, "probe in mode {}\n", mode);')
+if [[ $S ]]; then
+    expect pr-debug "^$(re "rust_probe_test.rs:$PRDBG [rust_probe_test]rust_probe_test =_ \"probing a device in mode {}\n\"")\$" \
+        "the test driver's pr_debug! is a dynamic debug site (line $PRDBG)"
+    expect pr-debug "^$(re "rust_probe_test.rs:$DEVDBG [rust_probe_test]rust_probe_test =_ \"probe in mode {}\n\"")\$" \
+        "and its dev_dbg! (line $DEVDBG)"
+    expect_count pr-debug "${K}rust_probe_test: probing a device in mode 0\$" 1 'after +p, pr_debug! prints with the module prefix'
+    expect_count pr-debug "${K}rust_probe_test $Dre: probe in mode 0\$" 1 'and dev_dbg! with the device'
+else
+    expect_not pr-debug 'probing a device|probe in mode' 'without the series: neither is listed nor prints' 'ERRTRACE-RUN:'
+fi
 
 # ---- an unmodified driver's probe fails (failslab)
 expect_rc failslab-setup 0 sh

@@ -69,6 +69,15 @@ run bind rust_driver_platform
 run unbind rust_driver_platform
 run sh -c "echo 'module rust_driver_platform -p' > $C"
 
+scenario pr-debug
+# The test driver's pr_debug! and dev_dbg! sites: listed, printed after +p.
+run $INSMOD rust_probe_test.ko
+run sh -c "grep '\[rust_probe_test\]' $C"
+run sh -c "echo 'module rust_probe_test +p' > $C"
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
 scenario failslab-setup
 # The kernel's failslab: fail the first slab allocation, with GFP_KERNEL too,
 # of a task marked with make-it-fail, made while code in the module area

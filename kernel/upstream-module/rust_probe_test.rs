@@ -26,6 +26,7 @@ impl platform::Driver for ProbeTest {
         let dev = pdev.as_ref();
         let mode = module_parameters::mode.value();
         dev_dbg!(dev, "probe in mode {}\n", mode);
+        pr_debug!("probing a device in mode {}\n", mode);
         #[cfg(CONFIG_RUST_ERROR_ORIGINS)]
         for i in 0..module_parameters::ratelimited.value() {
             kernel::dev_warn_ratelimited!(dev, "rate-limited message {i}\n");
