@@ -108,6 +108,8 @@ fi
 
 # ---- probes of the test driver (kernel/upstream-module/rust_probe_test.rs)
 expect probe-bare "${K}rust_probe_test $Dre: probe with driver rust_probe_test failed with error -5\$" 'a bare EIO: the core line'
+expect_not probe-nodev "${K}rust_probe_test" 'ENODEV from probe prints nothing (both kernels)' 'ERRTRACE-RUN:'
+expect_rc probe-nodev 0 bind
 if [[ $S ]]; then
     expect probe-defers "^$Dre	rust_probe_test: $(re "probe deferred (made at rust_probe_test.rs:$SUPPLIER)")\$" \
         "the deferral reason in devices_deferred, with its origin (line $SUPPLIER)"

@@ -144,6 +144,13 @@ run cat $DEFERRED
 run unbind rust_probe_test
 run rmmod rust_probe_test
 
+scenario probe-nodev
+# A probe that says the device is not its own (ENODEV): quiet.
+run $INSMOD rust_probe_test.ko mode=5
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
 scenario ratelimited
 # A probe that prints 15 messages through dev_warn_ratelimited!: the first 10.
 run $INSMOD rust_probe_test.ko ratelimited=15

@@ -47,6 +47,8 @@ impl platform::Driver for ProbeTest {
             4 => {
                 return Err(dev.dev_err_probe(EPROBE_DEFER, fmt!("waiting for the test's clock\n")))
             }
+            // Not this driver's device: as quiet as the driver core keeps it.
+            5 => return Err(ENODEV),
             _ => (),
         }
         Ok(Self)
@@ -62,7 +64,7 @@ kernel::module_platform_driver! {
     params: {
         mode: u32 {
             default: 0,
-            description: "0: probe succeeds, 1: supplier defers, 2: bare EIO, 3: logged EINVAL, 4: dev_err_probe deferral",
+            description: "0: probe succeeds, 1: supplier defers, 2: bare EIO, 3: logged EINVAL, 4: dev_err_probe deferral, 5: ENODEV",
         },
         ratelimited: u32 {
             default: 0,
