@@ -137,6 +137,20 @@ step "no_std build for thumbv6m-none-eabi (Cortex-M0, portable-atomic)" \
     env RUSTFLAGS="--cfg portable_atomic_unsafe_assume_single_core" \
     cargo build -p errtrace --no-default-features --features macros,portable-atomic \
     --target thumbv6m-none-eabi
+# Without compare-and-swap and without the feature: one error, naming the feature (not one
+# per atomic operation errtrace uses).
+no_cas_error() {
+    local out
+    if out=$(cargo build -p errtrace --no-default-features --features macros \
+        --target thumbv6m-none-eabi 2>&1); then
+        echo "errtrace built for thumbv6m-none-eabi without portable-atomic"
+        return 1
+    fi
+    grep -E '^error' <<<"$out"
+    grep -q "enable errtrace's \`portable-atomic\` feature" <<<"$out" &&
+        grep -q 'due to 1 previous error' <<<"$out"
+}
+step "thumbv6m-none-eabi without portable-atomic: one error naming the feature" no_cas_error
 step "loom model checking" loom
 step "valgrind memcheck of the unsafe cells" memcheck
 step "SDT probes (readelf, gdb)" sdt

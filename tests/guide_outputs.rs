@@ -303,3 +303,49 @@ fn every_output_block_comes_from_a_real_run() {
         failures.join("\n\n")
     );
 }
+
+/// The README is read on a repository page, where rustdoc's hidden lines (`# fn main() {`) show
+/// as they are: its Rust blocks are whole programs a reader can copy.
+#[test]
+fn readme_rust_blocks_have_no_hidden_lines() {
+    let readme = root().join("README.md");
+    for b in fenced(&readme)
+        .iter()
+        .filter(|b| b.lang.starts_with("rust"))
+    {
+        for (k, l) in b.lines.iter().enumerate() {
+            assert!(
+                l != "#" && !l.starts_with("# "),
+                "README.md:{}: a hidden line shows on a repository page: {l}",
+                b.line + k
+            );
+        }
+    }
+}
+
+/// The README's feature table names every feature of the library crate.
+#[test]
+fn readme_lists_every_feature() {
+    let manifest = std::fs::read_to_string(root().join("crates/errtrace/Cargo.toml")).unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let features = manifest
+        .split("[features]")
+        .nth(1)
+        .and_then(|t| t.split("\n[").next())
+        .unwrap();
+    let mut n = 0;
+    for line in features.lines() {
+        let Some((name, _)) = line.split_once(" = ") else {
+            continue;
+        };
+        if name == "default" || name.starts_with('#') {
+            continue;
+        }
+        n += 1;
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "README.md's feature table does not list `{name}`"
+        );
+    }
+    assert!(n >= 10, "only {n} features read from Cargo.toml");
+}

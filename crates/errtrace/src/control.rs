@@ -323,9 +323,13 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
     let code = site.last_code();
     let pol = match code {
         Some(c) => Some(crate::policy::decide::effective(Some(site), c)),
+        // Before its first error: the runtime policy, the one written at the site, or the
+        // build-time class of the code written there (`err!(EAGAIN, …)` is quiet).
         None => {
             let w = site.state().policy.load(Ordering::Relaxed);
-            Policy::from_word(w).or(site.source_policy())
+            Policy::from_word(w)
+                .or(site.source_policy())
+                .or(site.quiet_code().then_some(Policy::Quiet))
         }
     };
     let f = site.state().flags(Ordering::Relaxed);
@@ -573,15 +577,46 @@ std::thread_local! {
     static FLUSH_AT_EXIT: FlushAtExit = const { FlushAtExit };
 }
 
+/// The most a query file may hold: queries are lines of text, and a bigger file is a mistake
+/// (`/dev/zero`, a log named by accident), not a configuration.
+#[cfg(feature = "std")]
+pub const MAX_QUERY_FILE: u64 = 1 << 20;
+
+/// A query file's text: a regular file only (a FIFO without a writer would block the open, a
+/// device could be endless), at most [`MAX_QUERY_FILE`] bytes.
+#[cfg(feature = "std")]
+fn read_query_file(path: &std::path::Path) -> std::io::Result<std::string::String> {
+    use std::io::{Error, ErrorKind, Read};
+    // `metadata` does not open the file, so it cannot block on a FIFO.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not a regular file (a FIFO or a device is not read)",
+        ));
+    }
+    let mut text = std::string::String::new();
+    std::fs::File::open(path)?
+        .take(MAX_QUERY_FILE + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_QUERY_FILE {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            std::format!("larger than {MAX_QUERY_FILE} bytes: not a query file"),
+        ));
+    }
+    Ok(text)
+}
+
 /// With `std`: applies the queries in a file (one per line; `#` starts a comment that runs to
-/// the end of its line). An error's line and column are the file's own.
+/// the end of its line). An error's line and column are the file's own. Only a regular file of
+/// at most [`MAX_QUERY_FILE`] bytes is read: a FIFO or a device is refused without opening it.
 ///
 /// # Errors
 ///
-/// The I/O error reading the file; the inner result is [`apply`]'s.
+/// The I/O error reading the file (or refusing it); the inner result is [`apply`]'s.
 #[cfg(feature = "std")]
 pub fn apply_file(path: &std::path::Path) -> std::io::Result<Result<Applied, QueryError>> {
-    let text = std::fs::read_to_string(path)?;
+    let text = read_query_file(path)?;
     // Comments are part of the language, so an error's line is the file's own line.
     Ok(apply(&text))
 }

@@ -78,7 +78,7 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 /// e.handled();
 /// ```
 #[repr(transparent)]
-#[must_use = "an errtrace::Error warns when dropped unhandled"]
+#[must_use = "an errtrace::Error warns when dropped unhandled: return it, or end it with `.handled()` or `.ignore(\"why\")` (not `let _ =`)"]
 pub struct Error(pub(crate) NonZeroU64);
 
 const _: () = assert!(core::mem::size_of::<Error>() == 8);

@@ -129,6 +129,7 @@ macro_rules! __site {
                 $crate::__private::SiteKind::$kind,
                 $($policy)+,
             )
+            .with_quiet_code($quiet)
         );
         $crate::__register!(SITE_REGISTRY, $crate::__private::Site, __ERRTRACE_REGISTERED, $name);
     };

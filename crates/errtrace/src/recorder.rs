@@ -115,9 +115,18 @@ impl<const H: usize> Event<H> {
     pub fn is_live(&self) -> bool {
         self.live
     }
-    /// All hops taken, including those beyond the ones kept.
+    /// All hops taken, including those beyond the ones kept, up to [`Event::HOPS_COUNTED`]: past
+    /// it the count stays there and [`Event::hops_saturated`] is `true` (the count is then a lower
+    /// bound).
     pub fn total_hops(&self) -> u32 {
         self.total_hops
+    }
+    /// The most hops [`Event::total_hops`] counts.
+    pub const HOPS_COUNTED: u32 = crate::raw::HOP_COUNT_MAX;
+    /// Whether the hop count reached [`Event::HOPS_COUNTED`] and stopped there: the error took at
+    /// least that many hops.
+    pub fn hops_saturated(&self) -> bool {
+        self.total_hops >= Self::HOPS_COUNTED
     }
     /// Hops taken but not kept (the "+N more").
     pub fn more_hops(&self) -> u32 {

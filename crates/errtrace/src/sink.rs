@@ -360,6 +360,13 @@ pub struct Captured {
     pub text: String,
     /// The suppressed count, for [`RecordKind::Suppressed`].
     pub suppressed: u32,
+    /// The site that logged (the creator, the `.log()` call, the boundary): its function and
+    /// file as fields, for assertions that do not depend on line numbers.
+    pub at: Origin,
+    /// The error's origin (`None` for [`RecordKind::Suppressed`]).
+    pub origin: Option<Origin>,
+    /// The record's message, formatted (`None` when it has none).
+    pub message: Option<String>,
 }
 
 #[cfg(feature = "std")]
@@ -403,7 +410,22 @@ impl Captured {
             code: record.code,
             text,
             suppressed: record.suppressed,
+            at: *record.at,
+            origin: record.error.map(Error::origin),
+            message: record.message.map(|m| {
+                let mut t = String::new();
+                let _ = fmt::Write::write_fmt(&mut t, m);
+                t
+            }),
         }
+    }
+
+    /// Whether the error was made in the function named `name` (its last path segment, as in
+    /// `read_reg`), whatever the file and line.
+    pub fn made_in(&self, name: &str) -> bool {
+        self.origin
+            .and_then(|o| o.function_name())
+            .is_some_and(|f| f == name)
     }
 }
 

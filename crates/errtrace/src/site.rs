@@ -103,6 +103,9 @@ pub struct Site {
     pub(crate) kind: SiteKind,
     /// The policy written at the site (`err!(quiet, …)`); `None`: the code's default class.
     pub(crate) policy: Option<Policy>,
+    /// Whether the code written at the site is quiet by its build-time class (`EAGAIN`, … written
+    /// by name): what the site's policy is before it first makes an error.
+    pub(crate) quiet_code: bool,
     pub(crate) state: SiteState,
     /// The site's dynamic_debug descriptor and the site's check of its `p` (`dyndbg` feature).
     #[cfg(feature = "dyndbg")]
@@ -141,12 +144,18 @@ impl Site {
             format,
             kind,
             policy,
+            quiet_code: false,
             state: SiteState::new(),
             #[cfg(feature = "dyndbg")]
             dyndbg: None,
             #[cfg(feature = "dyndbg")]
             dyndbg_prints: false,
         }
+    }
+
+    /// Used by the macros: whether the site's code is quiet by its build-time class.
+    pub const fn with_quiet_code(self, quiet_code: bool) -> Site {
+        Site { quiet_code, ..self }
     }
 
     /// Used by the macros (`dyndbg` feature): the site with its dynamic_debug descriptor, the
@@ -881,6 +890,12 @@ impl SiteRef {
     /// The policy written at the site, if any.
     pub(crate) fn source_policy(&self) -> Option<Policy> {
         self.static_site().and_then(|s| s.policy)
+    }
+
+    /// Whether the code written at the site is quiet by its build-time class (known before the
+    /// site first makes an error).
+    pub(crate) fn quiet_code(&self) -> bool {
+        self.static_site().is_some_and(|s| s.quiet_code)
     }
 
     pub(crate) fn state(&self) -> &'static SiteState {

@@ -10,11 +10,37 @@ pub(crate) use loom::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
 };
 
-#[cfg(all(not(loom), not(feature = "portable-atomic")))]
+#[cfg(all(not(loom), not(feature = "portable-atomic"), target_has_atomic = "32"))]
 #[allow(unused_imports)] // `AtomicBool` is used with `std` only
 pub(crate) use core::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
 };
+
+// A target without compare-and-swap (Cortex-M0) needs the `portable-atomic` feature: one error
+// that says so, instead of one per atomic operation errtrace uses.
+#[cfg(all(
+    not(loom),
+    not(feature = "portable-atomic"),
+    not(target_has_atomic = "32")
+))]
+core::compile_error!(
+    "errtrace needs compare-and-swap atomics, which this target does not have: enable \
+     errtrace's `portable-atomic` feature (with portable-atomic's `critical-section` feature, \
+     or `--cfg portable_atomic_unsafe_assume_single_core` on a single core)"
+);
+#[cfg(all(
+    not(loom),
+    not(feature = "portable-atomic"),
+    not(target_has_atomic = "32")
+))]
+mod no_cas;
+#[cfg(all(
+    not(loom),
+    not(feature = "portable-atomic"),
+    not(target_has_atomic = "32")
+))]
+#[allow(unused_imports)]
+pub(crate) use no_cas::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 
 #[cfg(all(not(loom), feature = "portable-atomic"))]
 #[allow(unused_imports)] // `AtomicBool` is used with `std` only

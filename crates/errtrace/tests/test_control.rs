@@ -273,6 +273,56 @@ fn control_file_errors_name_the_files_line() {
     let _ = std::fs::remove_file(path);
 }
 
+/// A query file is read only if it is a regular file, and only up to `MAX_QUERY_FILE` bytes: a
+/// FIFO without a writer (whose open would block forever) and a device such as `/dev/zero`
+/// (endless) are refused with a clear message, and so is a file too big to be queries.
+#[cfg(all(feature = "std", target_os = "linux"))]
+#[test]
+fn control_files_that_would_block_or_never_end_are_refused() {
+    setup();
+    let dir = std::env::temp_dir().join(format!("errtrace-ctlf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // On a thread, so that a regression shows as a failed check rather than a hung test.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(
+            control::apply_file(&f)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    });
+    let r = rx.recv_timeout(std::time::Duration::from_secs(10));
+    let e = r.expect("apply_file blocked on a FIFO").unwrap_err();
+    assert!(e.contains("not a regular file"), "{e}");
+    let e = control::apply_file(std::path::Path::new("/dev/zero")).unwrap_err();
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    let big = dir.join("big");
+    std::fs::write(&big, vec![b'#'; control::MAX_QUERY_FILE as usize + 1]).unwrap();
+    let e = control::apply_file(&big).unwrap_err();
+    assert!(e.to_string().contains("larger than"), "{e}");
+    // A file of exactly the limit is read (a comment: nothing applied).
+    std::fs::write(&big, vec![b'#'; control::MAX_QUERY_FILE as usize]).unwrap();
+    assert!(control::apply_file(&big).unwrap().is_ok());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The flags error names every flag a query takes, `h` (the trail) too.
+#[test]
+fn the_flags_error_names_every_flag() {
+    setup();
+    let e = control::apply("func x +z").unwrap_err();
+    assert!(e.to_string().contains("p, f, l, m, t, s, h, _"), "{e}");
+    assert!(control::apply("func nothing_here +h").is_ok());
+}
+
 /// A location site first used after the queries below, and its line.
 #[cfg(feature = "std")]
 #[rustfmt::skip]
@@ -416,4 +466,25 @@ fn standing_code_queries_reach_new_locations() {
             .starts_with("ESRMNT (-69) at crates/errtrace/tests/test_control.rs:")),
         "{lines:#?}"
     );
+}
+
+/// A site whose code is quiet by its class (`err!(EAGAIN, …)`) is listed without `p` before it
+/// first fires, as it is after: quiet sites do not print.
+#[cfg(feature = "registry")]
+#[test]
+fn a_quiet_site_is_listed_without_p_before_it_fires() {
+    setup();
+    #[allow(dead_code)]
+    fn never_called_quiet_site() -> errtrace::Result {
+        use errtrace::code::EAGAIN;
+        Err(errtrace::err!(EAGAIN, "never fires"))
+    }
+    let mut listing = String::new();
+    control::list(&mut listing).unwrap();
+    let line = listing
+        .lines()
+        .find(|l| l.contains("]") && l.contains("never_called_quiet_site"))
+        .unwrap_or_else(|| panic!("the site is not listed:\n{listing}"));
+    assert!(line.contains(" =_ "), "{line}");
+    assert!(line.contains("policy=quiet"), "{line}");
 }

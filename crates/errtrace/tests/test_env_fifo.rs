@@ -3,7 +3,7 @@
 #![cfg(feature = "std")]
 
 /// A FIFO named by `ERRTRACE_FILE` (nobody writing to it) would block a reader forever: making
-/// errors never opens it. (The explicit `init()` would block; this test never calls it.)
+/// errors never opens it, and `init()` refuses it without opening it.
 #[test]
 fn making_errors_never_reads_the_control_file() {
     let dir = std::env::temp_dir().join(format!("errtrace-fifo-{}", std::process::id()));
@@ -28,5 +28,12 @@ fn making_errors_never_reads_the_control_file() {
     // Ten seconds is not a performance threshold: blocking on the FIFO never returns at all.
     rx.recv_timeout(std::time::Duration::from_secs(10))
         .expect("making errors blocked");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(errtrace::control::init_from_env()).unwrap());
+    let problem = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("init() blocked on the FIFO")
+        .expect("init() reported no problem");
+    assert!(problem.contains("not a regular file"), "{problem}");
     let _ = std::fs::remove_dir_all(dir);
 }

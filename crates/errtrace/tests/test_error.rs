@@ -155,6 +155,26 @@ fn level(n: u32) -> errtrace::Result<u64> {
     level(n - 1).trace()
 }
 
+/// The hop count stops at `Event::HOPS_COUNTED`, and says so: 10,000 hops read as saturated,
+/// a few as exact.
+#[test]
+fn a_saturated_hop_count_says_so() {
+    let _g = ring();
+    let mut r: errtrace::Result<u64> = leaf();
+    for _ in 0..10_000 {
+        r = r.trace();
+    }
+    let e = r.unwrap_err();
+    let ev = e.event().unwrap();
+    assert_eq!(ev.total_hops(), <errtrace::recorder::Event>::HOPS_COUNTED);
+    assert!(ev.hops_saturated());
+    assert!(e.report().to_string().contains(" or more hops)"));
+    let e = level(3).unwrap_err();
+    let ev = e.event().unwrap();
+    assert_eq!(ev.total_hops(), 3);
+    assert!(!ev.hops_saturated());
+}
+
 #[test]
 fn trail_keeps_hops_in_order_and_counts_overflow() {
     let _g = ring();

@@ -80,3 +80,25 @@ fn results_compare_with_values_and_codes() {
     assert_eq!(lines.len(), 1, "{lines:#?}");
     assert_eq!(lines[0].kind, RecordKind::Unhandled);
 }
+
+fn read_reg(reg: u8) -> errtrace::Result<u8> {
+    Err(err!(EIO, "read of reg {:#x} failed", reg))
+}
+
+/// A captured record carries its origin and message as fields: a test asserts on the function
+/// and the message, not on `file:line:col` text that moves with every edit.
+#[test]
+fn captured_records_carry_origin_and_message_as_fields() {
+    let cap = testing::capture();
+    read_reg(0x10).unwrap_err().handled();
+    let lines = cap.take();
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    let c = &lines[0];
+    assert!(c.made_in("read_reg"), "{c:#?}");
+    assert!(!c.made_in("storm_site"));
+    assert_eq!(c.message.as_deref(), Some("read of reg 0x10 failed"));
+    assert_eq!(c.at.function_name(), Some("read_reg"));
+    let origin = c.origin.expect("a created record has its error's origin");
+    assert!(origin.file.ends_with("test_testing_kit.rs"), "{origin:?}");
+    assert_eq!(c.code, EIO);
+}

@@ -398,8 +398,24 @@ fn parse_range(s: &str) -> Option<(u32, u32)> {
     }
 }
 
+/// The flag characters of a query and their bits, in the order [`FLAGS_EXPECTED`] names them.
+const FLAG_CHARS: [(char, u32); 8] = [
+    ('p', crate::control::flags::PRINT_ON),
+    ('f', crate::control::flags::FUNCTION),
+    ('l', crate::control::flags::LINE),
+    ('m', crate::control::flags::MODULE),
+    ('t', crate::control::flags::THREAD),
+    ('s', crate::control::flags::SOURCE),
+    ('h', crate::control::flags::TRAIL),
+    ('_', 0),
+];
+
+/// What a flags word may hold: every character of [`FLAG_CHARS`] (a unit test keeps them in
+/// step).
+const FLAGS_EXPECTED: &str =
+    "one or more of the flags p, f, l, m, t, s, h, _ after '+', '-' or '=' ('=_' clears them)";
+
 fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
-    use crate::control::flags::*;
     let mut chars = s.chars();
     let op = match chars.next()? {
         '+' => FlagOp::Add,
@@ -411,17 +427,7 @@ fn parse_flags(s: &str) -> Option<(FlagOp, u32)> {
     let mut any = false;
     for c in chars {
         any = true;
-        bits |= match c {
-            'p' => PRINT_ON,
-            'f' => FUNCTION,
-            'l' => LINE,
-            'm' => MODULE,
-            't' => THREAD,
-            's' => SOURCE,
-            'h' => TRAIL,
-            '_' => 0,
-            _ => return None,
-        };
+        bits |= FLAG_CHARS.iter().find(|&&(f, _)| f == c)?.1;
     }
     // A bare '+', '-' or '=' would change nothing: it is a mistake, not a query.
     any.then_some((op, bits))
@@ -553,13 +559,7 @@ fn parse_one(input: &str, start: usize, end: usize) -> Result<Option<Command>, Q
             _ if matches!(kw.as_bytes().first(), Some(b'+' | b'-' | b'=')) && q.flags.is_none() => {
                 match parse_flags(kw) {
                     Some(f) => q.flags = Some(f),
-                    None => {
-                        return err(
-                            off,
-                            "one or more of the flags p, f, l, m, t, s, _ after '+', '-' or '=' ('=_' clears them)",
-                            kw,
-                        )
-                    }
+                    None => return err(off, FLAGS_EXPECTED, kw),
                 }
                 acted = true;
             }
@@ -659,6 +659,19 @@ fn parse_fail(input: &str, mut w: Words<'_>, end: usize) -> Result<Option<Comman
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_flags_message_names_every_flag_the_parser_takes() {
+        for (c, _) in super::FLAG_CHARS {
+            assert!(
+                super::FLAGS_EXPECTED.contains(&std::format!(" {c},"))
+                    || super::FLAGS_EXPECTED.contains(&std::format!(" {c} ")),
+                "{c} is not named in: {}",
+                super::FLAGS_EXPECTED
+            );
+            assert!(super::parse_flags(&std::format!("+{c}")).is_some(), "+{c}");
+        }
+    }
+
     use super::*;
     use crate::control::flags::*;
     use std::string::ToString;
