@@ -27,7 +27,9 @@ set -uo pipefail
 FRAME_LIMIT=256        # bytes: every errtrace function not listed below
 FRAME_LIMIT_BIG=1024   # bytes: functions whose demangled name matches one of these (POSIX ERE)
 BIG_FRAME_FUNCS=(
-    '^errtrace::control::(apply|apply_file|list|init_from_env|write_site|fail_room|earlier_fail_name|standing_list::push)(::|$)'  # apply/list/env
+    '^errtrace::control::(apply|apply_file|read_query_file|list|init_from_env|write_site|fail_room|earlier_fail_name|standing_list::push)(::|$)'  # apply/list/env
+    # std only: the capture sink of tests builds a whole `Captured` (text, origins, message).
+    '^<errtrace::sink::Capture as errtrace::sink::Sink>::emit$'
     '^<?errtrace::control::query::'                       # query parsing (whole module)
     # Control's standing queries, applied by the hook a site calls when it first appears (only
     # when a query was given before the site fired): query parsing, so control's limit.

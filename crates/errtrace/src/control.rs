@@ -583,28 +583,25 @@ std::thread_local! {
 pub const MAX_QUERY_FILE: u64 = 1 << 20;
 
 /// A query file's text: a regular file only (a FIFO without a writer would block the open, a
-/// device could be endless), at most [`MAX_QUERY_FILE`] bytes.
+/// device could be endless), at most [`MAX_QUERY_FILE`] bytes. Both are decided from the
+/// file's metadata, which does not open it.
 #[cfg(feature = "std")]
 fn read_query_file(path: &std::path::Path) -> std::io::Result<std::string::String> {
-    use std::io::{Error, ErrorKind, Read};
-    // `metadata` does not open the file, so it cannot block on a FIFO.
-    if !std::fs::metadata(path)?.is_file() {
+    use std::io::{Error, ErrorKind};
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
         return Err(Error::new(
             ErrorKind::InvalidInput,
             "not a regular file (a FIFO or a device is not read)",
         ));
     }
-    let mut text = std::string::String::new();
-    std::fs::File::open(path)?
-        .take(MAX_QUERY_FILE + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_QUERY_FILE {
+    if meta.len() > MAX_QUERY_FILE {
         return Err(Error::new(
             ErrorKind::InvalidData,
-            std::format!("larger than {MAX_QUERY_FILE} bytes: not a query file"),
+            "larger than 1 MiB (control::MAX_QUERY_FILE): not a query file",
         ));
     }
-    Ok(text)
+    std::fs::read_to_string(path)
 }
 
 /// With `std`: applies the queries in a file (one per line; `#` starts a comment that runs to
