@@ -6,6 +6,21 @@
 
 pub(crate) use core::sync::atomic::{fence, Ordering};
 
+/// A compare-and-exchange as a load (`old`) and a store: not atomic (see the module docs).
+fn exchange_if<T: Copy + PartialEq>(
+    old: T,
+    current: T,
+    store: impl FnOnce(T),
+    new: T,
+) -> Result<T, T> {
+    if old == current {
+        store(new);
+        Ok(old)
+    } else {
+        Err(old)
+    }
+}
+
 macro_rules! stand_in {
     ($name:ident, $core:ident, $t:ty) => {
         pub(crate) struct $name(core::sync::atomic::$core);
@@ -35,13 +50,12 @@ macro_rules! stand_in {
                 success: Ordering,
                 _failure: Ordering,
             ) -> Result<$t, $t> {
-                let old = self.0.load(success);
-                if old == current {
-                    self.0.store(new, success);
-                    Ok(old)
-                } else {
-                    Err(old)
-                }
+                exchange_if(
+                    self.0.load(success),
+                    current,
+                    |v| self.0.store(v, success),
+                    new,
+                )
             }
             pub(crate) fn compare_exchange_weak(
                 &self,
@@ -124,13 +138,12 @@ impl<T> AtomicPtr<T> {
         success: Ordering,
         _failure: Ordering,
     ) -> Result<*mut T, *mut T> {
-        let old = self.0.load(success);
-        if old == current {
-            self.0.store(new, success);
-            Ok(old)
-        } else {
-            Err(old)
-        }
+        exchange_if(
+            self.0.load(success),
+            current,
+            |v| self.0.store(v, success),
+            new,
+        )
     }
     pub(crate) fn swap(&self, p: *mut T, o: Ordering) -> *mut T {
         let old = self.0.load(o);
