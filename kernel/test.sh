@@ -360,18 +360,18 @@ do_build_off() {
     logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
     ! grep -qE '^CONFIG_RUST_ERROR_ORIGINS=y' "$KDIR/.config" || die "RUST_ERROR_ORIGINS is on by default"
     logged "$KBASE/build-off.log" "${KMAKE[@]}" -j"$JOBS" vmlinux modules
-    sizes >"$KBASE/sizes-off.txt"
+    sizes "$KDIR" >"$KBASE/sizes-off.txt"
     cat "$KBASE/sizes-off.txt"
 }
 
-# The objects the costs compare: vmlinux and the in-tree Rust modules. One
-# line each: NAME TEXT DATA BSS (size(1), Berkeley).
+# The objects the costs compare: vmlinux and the in-tree Rust modules.
 COST_OBJECTS=(vmlinux samples/rust/rust_minimal.ko samples/rust/rust_print.ko
     samples/rust/rust_driver_platform.ko samples/rust/rust_driver_faux.ko)
+# sizes TREE: one line per cost object of the built TREE: NAME TEXT DATA BSS (size(1), Berkeley).
 sizes() {
     local o
     for o in "${COST_OBJECTS[@]}"; do
-        echo "$o $(size "$KDIR/$o" | awk 'NR == 2 { print $1, $2, $3 }')"
+        echo "$o $(size "$1/$o" | awk 'NR == 2 { print $1, $2, $3 }')"
     done
 }
 
@@ -775,7 +775,7 @@ disasm() {
 # to its return); what an error made while no probe or init runs executes
 # with the options on.
 do_costs() {
-    local before m tb db to do ta da
+    local before m tb db to do ta da _
     before=$(FLAVOUR=upstream-before; kernel_key)
     before=$CACHE_ROOT/$before/linux-source-$KVER
     [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
@@ -783,13 +783,11 @@ do_costs() {
     exec 3>"$RUN/costs.txt"
     {
         echo "    size (bytes)                   text: before   options off (+)      on (+)"
-        for m in "${COST_OBJECTS[@]}"; do
-            read -r tb db _ < <(size "$before/$m" | awk 'NR == 2 { print $1, $2, $3 }')
-            read -r to do _ < <(awk -v m="$m" '$1 == m { print $2, $3, $4 }' "$KBASE/sizes-off.txt")
-            read -r ta da _ < <(size "$KDIR/$m" | awk 'NR == 2 { print $1, $2, $3 }')
+        # Before, options off, on: the same objects in the same order, side by side.
+        while read -r m tb db _ _ to do _ _ ta da _; do
             printf '    %-30s %10d %10d (%+6d) %10d (%+6d)\n' "$(basename "$m") text" "$tb" "$to" $((to - tb)) "$ta" $((ta - tb))
             printf '    %-30s %10d %10d (%+6d) %10d (%+6d)\n' "$(basename "$m") data" "$db" "$do" $((do - db)) "$da" $((da - db))
-        done
+        done < <(paste -d' ' <(sizes "$before") "$KBASE/sizes-off.txt" <(sizes "$KDIR"))
         local fn='6kernel8firmware16request_into_buf$'
         echo "    kernel::firmware::request_into_buf (to_result on request_firmware_into_buf), before:"
         disasm "$before/vmlinux" "$fn"

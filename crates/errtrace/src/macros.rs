@@ -118,7 +118,7 @@ macro_rules! __err_site {
 macro_rules! __site {
     ($name:ident, $kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr) => {
         fn __errtrace_here() {}
-        static $name: $crate::__private::Site = $crate::__dyndbg!([$quiet], $fmt,
+        static $name: $crate::__private::Site = $crate::__dyndbg!($fmt,
             $crate::__private::Site::new(
                 ::core::file!(),
                 ::core::line!(),
@@ -168,7 +168,7 @@ macro_rules! __register {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __dyndbg {
-    ([$quiet:expr], $fmt:expr, $site:expr) => {{
+    ($fmt:expr, $site:expr) => {{
         // The kernel collects the `__dyndbg` section of a module at load and writes the flags.
         #[allow(unsafe_code)]
         #[unsafe(link_section = "__dyndbg")]
@@ -183,7 +183,7 @@ macro_rules! __dyndbg {
         fn __errtrace_dd_print() -> bool {
             $crate::__dyndbg_print!(__ERRTRACE_DYNDBG)
         }
-        $site.with_dyndbg(&__ERRTRACE_DYNDBG, __errtrace_dd_print, $quiet)
+        $site.with_dyndbg(&__ERRTRACE_DYNDBG, __errtrace_dd_print)
     }};
 }
 
@@ -244,7 +244,7 @@ macro_rules! __dyndbg_print {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __dyndbg {
-    ([$quiet:expr], $fmt:expr, $site:expr) => {
+    ($fmt:expr, $site:expr) => {
         $site
     };
 }

@@ -158,21 +158,19 @@ impl Site {
         Site { quiet_code, ..self }
     }
 
-    /// Used by the macros (`dyndbg` feature): the site with its dynamic_debug descriptor, the
-    /// site's check of the descriptor's `p` (`print`) and whether the site's code is quiet by
-    /// its build-time class (`quiet_code`).
+    /// Used by the macros (`dyndbg` feature, after [`Site::with_quiet_code`]): the site with its
+    /// dynamic_debug descriptor and the site's check of the descriptor's `p` (`print`).
     #[cfg(feature = "dyndbg")]
     pub const fn with_dyndbg(
         self,
         descriptor: &'static crate::dyndbg::DynDebug,
         print: fn() -> bool,
-        quiet_code: bool,
     ) -> Site {
         let prints = crate::dyndbg::prints_by_default(
             self.kind,
             self.policy,
             !self.format.is_empty(),
-            quiet_code,
+            self.quiet_code,
         );
         Site {
             dyndbg: Some((descriptor, print)),

@@ -16,18 +16,8 @@ pub(crate) use core::sync::atomic::{
     fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, AtomicUsize, Ordering,
 };
 
-// A target without compare-and-swap (Cortex-M0) needs the `portable-atomic` feature: one error
-// that says so, instead of one per atomic operation errtrace uses.
-#[cfg(all(
-    not(loom),
-    not(feature = "portable-atomic"),
-    not(target_has_atomic = "32")
-))]
-core::compile_error!(
-    "errtrace needs compare-and-swap atomics, which this target does not have: enable \
-     errtrace's `portable-atomic` feature (with portable-atomic's `critical-section` feature, \
-     or `--cfg portable_atomic_unsafe_assume_single_core` on a single core)"
-);
+// A target without compare-and-swap (Cortex-M0) needs the `portable-atomic` feature: `no_cas`
+// says so in one error, instead of one per atomic operation errtrace uses.
 #[cfg(all(
     not(loom),
     not(feature = "portable-atomic"),

@@ -659,23 +659,22 @@ fn parse_fail(input: &str, mut w: Words<'_>, end: usize) -> Result<Option<Comman
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_flags_message_names_every_flag_the_parser_takes() {
-        for (c, _) in super::FLAG_CHARS {
-            assert!(
-                super::FLAGS_EXPECTED.contains(&std::format!(" {c},"))
-                    || super::FLAGS_EXPECTED.contains(&std::format!(" {c} ")),
-                "{c} is not named in: {}",
-                super::FLAGS_EXPECTED
-            );
-            assert!(super::parse_flags(&std::format!("+{c}")).is_some(), "+{c}");
-        }
-    }
-
     use super::*;
     use crate::control::flags::*;
     use std::string::ToString;
     use std::vec::Vec;
+
+    #[test]
+    fn the_flags_message_names_every_flag_the_parser_takes() {
+        for (c, _) in FLAG_CHARS {
+            assert!(
+                FLAGS_EXPECTED.contains(&std::format!(" {c},"))
+                    || FLAGS_EXPECTED.contains(&std::format!(" {c} ")),
+                "{c} is not named in: {FLAGS_EXPECTED}"
+            );
+            assert!(parse_flags(&std::format!("+{c}")).is_some(), "+{c}");
+        }
+    }
 
     fn one(input: &str) -> Command {
         let mut v = Vec::new();

@@ -1,8 +1,14 @@
-//! Stand-ins for the atomics of a target without compare-and-swap, used only together with the
-//! `compile_error!` in [`super`]: they give every operation errtrace uses a type, so that rustc
-//! reports that one error (enable `portable-atomic`) rather than one per read-modify-write it
-//! cannot find. The crate does not build with them, so none of this reaches a binary; the
-//! read-modify-writes are a load and a store, which is why it must not.
+//! A target without compare-and-swap: the error that errtrace needs the `portable-atomic`
+//! feature there, and stand-ins for the atomics that give every operation errtrace uses a type,
+//! so that rustc reports that one error rather than one per read-modify-write it cannot find.
+//! The crate does not build with them, so none of this reaches a binary; the read-modify-writes
+//! are a load and a store, which is why it must not.
+
+core::compile_error!(
+    "errtrace needs compare-and-swap atomics, which this target does not have: enable \
+     errtrace's `portable-atomic` feature (with portable-atomic's `critical-section` feature, \
+     or `--cfg portable_atomic_unsafe_assume_single_core` on a single core)"
+);
 
 pub(crate) use core::sync::atomic::{fence, Ordering};
 
