@@ -5,13 +5,19 @@
 //! compile time from environment variables, which works under Cargo and under a plain `rustc`
 //! invocation such as the Linux kernel's build (set them in the environment of the build):
 //!
-//! | variable | default | meaning |
-//! |---|---|---|
-//! | `ERRTRACE_LOCATION_SITES` | 256 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
-//! | `ERRTRACE_RECORDER_SLOTS` | 256 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
-//! | `ERRTRACE_COUNTED_SITES` | 256 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535) |
-//! | `ERRTRACE_RECORDER_SHARDS` | 4 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
-//! | `ERRTRACE_HOPS` | 8 | hops kept per error (1..=64); more are counted as "+N more" |
+//! | variable | default | `embedded` | meaning |
+//! |---|---|---|---|
+//! | `ERRTRACE_LOCATION_SITES` | 256 | 16 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
+//! | `ERRTRACE_RECORDER_SLOTS` | 256 | 16 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
+//! | `ERRTRACE_COUNTED_SITES` | 256 | 16 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535) |
+//! | `ERRTRACE_RECORDER_SHARDS` | 4 | 1 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
+//! | `ERRTRACE_HOPS` | 8 | 8 | hops kept per error (1..=64); more are counted as "+N more" |
+//! | `ERRTRACE_EXPECT_CONTEXTS` | 32 | 2 | threads or tasks that can be inside [`expecting`](crate::expecting()) at once (1..=1024); beyond that, a scope holds nothing back (its errors print as without it) |
+//!
+//! `ERRTRACE_PROFILE` picks the defaults: unset or `default` (the second column), or
+//! `embedded` (the third: a microcontroller's single core and a few KiB of RAM; the sizes it
+//! takes are measured in the guide's configuration chapter). A variable set on its own still
+//! wins over its profile's default.
 //!
 //! A value that is not a number, or is out of range, is a compile-time error.
 //!
@@ -20,18 +26,24 @@
 //! ```
 //! assert!(errtrace::config::LOCATION_SITES >= 1);
 //! assert!(errtrace::config::RECORDER_SLOTS.is_power_of_two());
+//! assert!(errtrace::config::EXPECT_CONTEXTS >= 1);
 //! ```
 
+/// Whether `ERRTRACE_PROFILE=embedded` was set at build time.
+pub const EMBEDDED: bool = profile(option_env!("ERRTRACE_PROFILE"));
+
 /// Entries in the pool of location sites.
-pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), 256);
+pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), pick(256, 16));
 /// Events kept by the flight recorder.
-pub const RECORDER_SLOTS: usize = parse(option_env!("ERRTRACE_RECORDER_SLOTS"), 256);
+pub const RECORDER_SLOTS: usize = parse(option_env!("ERRTRACE_RECORDER_SLOTS"), pick(256, 16));
 /// Sites whose made/travelled counts are kept per shard (the first this many sites to fire).
-pub const COUNTED_SITES: usize = parse(option_env!("ERRTRACE_COUNTED_SITES"), 256);
+pub const COUNTED_SITES: usize = parse(option_env!("ERRTRACE_COUNTED_SITES"), pick(256, 16));
 /// Shards of the flight recorder.
-pub const RECORDER_SHARDS: usize = parse(option_env!("ERRTRACE_RECORDER_SHARDS"), 4);
+pub const RECORDER_SHARDS: usize = parse(option_env!("ERRTRACE_RECORDER_SHARDS"), pick(4, 1));
 /// Hops kept per error.
-pub const HOPS: usize = parse(option_env!("ERRTRACE_HOPS"), 8);
+pub const HOPS: usize = parse(option_env!("ERRTRACE_HOPS"), pick(8, 8));
+/// Threads or tasks that can be inside [`expecting`](crate::expecting()) at once.
+pub const EXPECT_CONTEXTS: usize = parse(option_env!("ERRTRACE_EXPECT_CONTEXTS"), pick(32, 2));
 
 const _: () = assert!(
     LOCATION_SITES >= 1 && LOCATION_SITES <= 65535,
@@ -52,6 +64,49 @@ const _: () = assert!(
     "ERRTRACE_RECORDER_SLOTS must be a power of two, at least ERRTRACE_RECORDER_SHARDS, at most 32768"
 );
 const _: () = assert!(HOPS >= 1 && HOPS <= 64, "ERRTRACE_HOPS must be in 1..=64");
+const _: () = assert!(
+    EXPECT_CONTEXTS >= 1 && EXPECT_CONTEXTS <= 1024,
+    "ERRTRACE_EXPECT_CONTEXTS must be in 1..=1024"
+);
+
+/// The default of the build's profile: `normal`, or `small` under `ERRTRACE_PROFILE=embedded`.
+const fn pick(normal: usize, small: usize) -> usize {
+    if EMBEDDED {
+        small
+    } else {
+        normal
+    }
+}
+
+/// `ERRTRACE_PROFILE`: unset or `default` is the default profile, `embedded` the small one;
+/// anything else is a compile-time error.
+const fn profile(value: Option<&str>) -> bool {
+    let bytes = match value {
+        Some(v) => v.as_bytes(),
+        None => return false,
+    };
+    if eq(bytes, b"embedded") {
+        return true;
+    }
+    assert!(
+        eq(bytes, b"default"),
+        "ERRTRACE_PROFILE must be `default` or `embedded`"
+    );
+    false
+}
+
+const fn eq(mut a: &[u8], mut b: &[u8]) -> bool {
+    loop {
+        match (a, b) {
+            ([], []) => return true,
+            ([x, ra @ ..], [y, rb @ ..]) if *x == *y => {
+                a = ra;
+                b = rb;
+            }
+            _ => return false,
+        }
+    }
+}
 
 const fn parse(value: Option<&str>, default: usize) -> usize {
     let mut bytes = match value {
