@@ -278,17 +278,26 @@ expect control-error "${M}$(re 'control: "fiel x +p": line 1, column 1: expected
 expect control-error "${M}control: .*column 21: expected .*found 'fiel'\$" 'second query of a multi-query input'
 expect_count control-error 'write error: Invalid argument' 3 'EINVAL to user space (2 queries, 1 trigger)'
 expect control-error "^$(re "${BUSY%:*} [demo::device]poll_ready =flt code=EAGAIN")" 'nothing of the rejected input applied (still -p)'
-expect control-error "${M}$(re 'trigger: unknown command "bogus" (try reset, sample, storm N, drop, devices N [CHIP_ID], supply on|off): EINVAL (-22) at ')${BOGUS}\$" \
+expect control-error "${M}$(re 'trigger: unknown command "bogus" (try reset, sample, storm N, drop, scan, devices N [CHIP_ID], supply on|off): EINVAL (-22) at ')${BOGUS}\$" \
     "creator's line for a bad trigger command"
 expect_not control-error 'not reported before' 'boundary_errno does not print it again'
 
 # ---- drop: an error dropped unhandled is reported with its origin
 expect_rc drop 0 sh
 expect_block drop "dropped-unhandled warning with origin $RANGE and a hop" \
-    'ERANGE (-34) dropped unhandled:' \
+    "ERANGE (-34) dropped unhandled, last seen at $HOP_CALIB (its last hop: dropped there or in a caller):" \
     '  error ERANGE (-34): Numerical result out of range' \
     "    origin: $RANGE" \
     "    via:    $HOP_CALIB"
+
+# ---- expecting: a bus scan holds back the creator's ENXIO for absent registers
+# (the read's is the first of bus.rs's two identical lines; the write's is the second)
+NOREG_READ="kernel/module/bus.rs:$(grep -nF '"bus: no register at' "$SRC/bus.rs" | head -n 1 | cut -d: -f1)"
+expect_rc expecting 0 sh
+expect expecting "${M}trigger: scan found 6 registers in 0x00\\.\\.=0x0f\$" 'the scan found the 6 registers'
+expect_not expecting 'no register at' 'the 10 absent addresses print nothing'
+expect expecting "^$(re "$NOREG_READ") \\[demo::bus\\]read =_ code=ENXIO created=10 logged=0 suppressed=10 " \
+    'held back: counted as suppressed at the read site'
 
 # ---- recorder: the flight recorder through debugfs
 expect_rc recorder 0 cat
@@ -371,7 +380,7 @@ expect levels '^<3>\[.*\] errtrace_demo: errtrace_demo init: returning EIO \(-5\
 expect levels '^<3>\[.*\] errtrace_demo: unexpected chip id' "creator's line: KERN_ERR"
 expect levels '^<7>\[.*\] errtrace_demo: errtrace_demo init: returning ENODEV .*already reported' 'already reported: KERN_DEBUG'
 expect levels '^<4>\[.*\] errtrace_demo: .*: 990 messages suppressed$' 'suppressed count: KERN_WARNING'
-expect levels '^<4>\[.*\] errtrace_demo: ERANGE \(-34\) dropped unhandled:$' 'dropped unhandled: KERN_WARNING'
+expect levels '^<4>\[.*\] errtrace_demo: ERANGE \(-34\) dropped unhandled, last seen at .*:$' 'dropped unhandled: KERN_WARNING'
 expect levels '^<6>\[.*\] errtrace_demo: loaded: chip' 'module info: KERN_INFO'
 
 # ---- the debug kernel: SMP, lockdep, KASAN, and the stress scenario

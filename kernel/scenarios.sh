@@ -163,6 +163,12 @@ run sh -c "echo 'func sample -p' > $CONTROL"
 run sh -c "echo 'storm 1000' > $TRIGGER"
 run sh -c "grep ']sample ' $CONTROL"
 
+scenario expecting
+# A bus scan expects ENXIO where no register is (errtrace::expecting in the trigger's `scan`):
+# the absent addresses print nothing; the read site counts them as suppressed.
+run sh -c "echo scan > $TRIGGER"
+run sh -c "grep 'code=ENXIO' $CONTROL"
+
 scenario module-p
 # =p on the whole module: every site prints, quiet ones included (and the prefixes are gone).
 run sh -c "echo 'module errtrace_demo =p' > $DDCONTROL"

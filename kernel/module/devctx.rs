@@ -64,7 +64,8 @@ static TABLE: [Slot; SLOTS] = [const {
     }
 }; SLOTS];
 
-fn task() -> *mut c_void {
+/// The current task in task context, null in interrupts.
+pub(crate) fn task() -> *mut c_void {
     // SAFETY: a plain C helper, callable from any context.
     unsafe { errtrace_demo_task() }
 }

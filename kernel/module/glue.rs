@@ -43,12 +43,14 @@ pub(crate) fn check_dyndbg_layout() -> Result {
     Ok(())
 }
 
-/// Installs the sink, the clock and the CPU-id hook. Call first in `init`.
+/// Installs the sink, the clock, the CPU-id hook and the context of `errtrace::expecting`
+/// scopes (the current task in task context, none in interrupts). Call first in `init`.
 pub(crate) fn install() {
     // Each hook can be set once per load of the module; a second call keeps the first.
     let _ = errtrace::sink::set_sink(&PRINTK);
     let _ = errtrace::platform::set_clock(ktime_ns);
     let _ = errtrace::platform::set_cpu_id(cpu_id);
+    let _ = errtrace::platform::set_context(task_context);
     crate::tracepoints::install();
 }
 
@@ -57,6 +59,12 @@ pub(crate) fn install() {
 fn ktime_ns() -> u64 {
     // SAFETY: plain C helper around ktime_get_mono_fast_ns(), callable from any context.
     unsafe { errtrace_demo_clock_ns() }
+}
+
+/// The current task (`current`) in task context, 0 in interrupts: an interrupt does not take
+/// the interrupted task's expectations.
+fn task_context() -> usize {
+    crate::devctx::task() as usize
 }
 
 fn cpu_id() -> u32 {

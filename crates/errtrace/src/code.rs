@@ -21,6 +21,9 @@
 use core::fmt;
 use core::num::NonZeroU16;
 
+mod set;
+pub use set::CodeSet;
+
 /// The largest errno value, as in the kernel's `MAX_ERRNO`.
 pub const MAX_ERRNO: u16 = 4095;
 

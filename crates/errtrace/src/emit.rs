@@ -218,31 +218,53 @@ fn emit_unexpected_record(
 
 /// Used by `err!` with a message. The error was made just now at `site`: nobody can have
 /// logged it, and making it stored its code in the site's `last_code`, so the decision is taken
-/// directly; only a message that prints (or a closed window's count) leaves this path.
+/// directly; only a message that prints (or a closed window's count) leaves this path. A code
+/// the caller expects ([`expecting`](crate::expecting())) is held back unless the site has
+/// `+p`: counted as suppressed, and not marked logged (whoever drops it unhandled or lets it
+/// leave through a boundary reports it then).
 #[inline]
 pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
-    log_fresh(e, site, Some(&ArgsMessage(args)));
+    if crate::expect::held_back(e.code()) && expected_not_printed(site) {
+        return;
+    }
+    e.mark_logged();
+    if decide_fresh(e, site, Some(&ArgsMessage(args))) {
+        e.mark_printed();
+    }
 }
 
 /// `err!` without a message at a site with `+p`: a log decision as for a creator that logs,
-/// with no message (the line has the origin and the code).
-pub(crate) fn log_made(e: &mut Error, site: &'static Site) {
-    log_fresh(e, site, None);
+/// with no message (the line has the origin and the code). The line traces the making: it
+/// does not count as logging the error, so `+p` changes what prints but not what warns when
+/// dropped unhandled or what a boundary reports.
+pub(crate) fn log_made(e: &Error, site: &'static Site) {
+    let _ = decide_fresh(e, site, None);
 }
 
-/// The creator's log decision for an error made just now at `site`.
+/// The creator's log decision for an error made just now at `site`; returns whether the
+/// message was emitted.
 #[inline(always)]
-fn log_fresh(e: &mut Error, site: &'static Site, message: Option<&dyn ErrorMessage>) {
+fn decide_fresh(e: &Error, site: &'static Site, message: Option<&dyn ErrorMessage>) -> bool {
     let s = site.get();
     let decision =
         decide::decide_state(s.state(), site.policy, e.code(), crate::platform::now_ms());
-    e.mark_logged();
     if decision == (Decision::Suppress { closed_missed: 0 }) {
-        return;
+        return false;
     }
-    if emit_decided(e, s, RecordKind::Created, message, decision) {
-        e.mark_printed();
+    emit_decided(e, s, RecordKind::Created, message, decision)
+}
+
+/// An expected error's message at `site`: held back (counted as suppressed) unless the site
+/// has `+p`. Returns whether it was held back.
+#[cold]
+#[inline(never)]
+fn expected_not_printed(site: &'static Site) -> bool {
+    let st = &site.state;
+    if st.flags(Ordering::Relaxed) & crate::site::flags::PRINT_ON != 0 {
+        return false;
     }
+    st.suppressed.fetch_add(1, Ordering::Relaxed);
+    true
 }
 
 /// The inline part of `err!(…, "msg")` for quiet sites: a site that is quiet by its written

@@ -135,6 +135,7 @@ mod dyndbg;
 mod emit;
 #[cfg(not(loom))]
 mod error;
+mod expect;
 #[cfg(not(loom))]
 pub mod fault;
 #[cfg(not(loom))]
@@ -171,6 +172,8 @@ pub mod vocabulary;
 pub use boundary::{boundary, boundary_errno};
 #[cfg(not(loom))]
 pub use error::{Error, Result};
+#[cfg(not(loom))]
+pub use expect::expecting;
 #[cfg(not(loom))]
 pub use interop::WithCode;
 #[cfg(not(loom))]
@@ -350,8 +353,8 @@ pub mod __private {
     #[inline(never)]
     fn made_slow(e: crate::Error, site: &'static crate::site::Site) -> crate::Error {
         // Not dropped if the sink panics (a second report while unwinding).
-        let mut e = core::mem::ManuallyDrop::new(e);
-        crate::emit::log_made(&mut e, site);
+        let e = core::mem::ManuallyDrop::new(e);
+        crate::emit::log_made(&e, site);
         core::mem::ManuallyDrop::into_inner(e)
     }
 

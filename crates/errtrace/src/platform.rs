@@ -1,5 +1,5 @@
-//! Platform hooks: the monotonic clock (for rate limits) and the thread/CPU id (for the recorder
-//! and the `t` flag).
+//! Platform hooks: the monotonic clock (for rate limits), the thread/CPU id (for the recorder
+//! and the `t` flag), and the context of [`expecting`](crate::expecting()) scopes.
 //!
 //! Each hook is set at most once, at start-up, from any context, without allocation:
 //!
@@ -11,6 +11,10 @@
 //! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and
 //!   `raw_smp_processor_id`. With no clock at all, rate limiting falls back to counting events
 //!   (see [`policy`](crate::policy)).
+//! - The context: what an [`expecting`](crate::expecting()) scope belongs to. With `std`, the
+//!   thread; in `no_std` without a hook, one context for the whole program (bare metal); the
+//!   kernel glue installs the current task in task context and "none" in interrupts
+//!   ([`set_context`]).
 //!
 //! # Examples
 //!
@@ -30,11 +34,15 @@ use crate::raw::SetOnce;
 pub type ClockFn = fn() -> u64;
 /// The current thread or CPU id.
 pub type CpuIdFn = fn() -> u32;
+/// The current context's id (a thread, a task), or 0 where no scope applies (an interrupt).
+pub type ContextFn = fn() -> usize;
 
 #[cfg(not(loom))]
 static CLOCK: SetOnce<ClockFn> = SetOnce::new();
 #[cfg(not(loom))]
 static CPU_ID: SetOnce<CpuIdFn> = SetOnce::new();
+#[cfg(not(loom))]
+static CONTEXT: SetOnce<ContextFn> = SetOnce::new();
 
 /// The hook was already set; the new one is handed back.
 #[derive(Debug)]
@@ -64,6 +72,19 @@ pub fn set_clock(clock: ClockFn) -> Result<(), AlreadySet> {
 #[cfg(not(loom))]
 pub fn set_cpu_id(hook: CpuIdFn) -> Result<(), AlreadySet> {
     CPU_ID.set(hook).map_err(|_| AlreadySet)
+}
+
+/// Installs the context hook: the id of the thread or task an [`expecting`](crate::expecting())
+/// scope belongs to, nonzero, the same for as long as the context lives and unique among live
+/// contexts; 0 where no scope applies (in an interrupt, so that an interrupt does not take the
+/// interrupted task's expectations). Install it before the first scope.
+///
+/// # Errors
+///
+/// [`AlreadySet`] when a hook was installed before.
+#[cfg(not(loom))]
+pub fn set_context(hook: ContextFn) -> Result<(), AlreadySet> {
+    CONTEXT.set(hook).map_err(|_| AlreadySet)
 }
 
 /// Milliseconds from the installed clock (or the `std` default), `None` without a clock.
@@ -97,6 +118,25 @@ pub(crate) fn cpu_id() -> u32 {
     u32::MAX
 }
 
+/// The current context: the installed hook's, else the thread with `std`, else 1 (one context).
+#[cfg(not(loom))]
+pub(crate) fn context() -> usize {
+    match CONTEXT.get() {
+        Some(h) => h(),
+        None => default_context(),
+    }
+}
+
+#[cfg(all(feature = "std", not(loom)))]
+fn default_context() -> usize {
+    thread_number() as usize
+}
+
+#[cfg(all(not(feature = "std"), not(loom)))]
+fn default_context() -> usize {
+    1
+}
+
 #[cfg(all(feature = "std", target_os = "linux", not(loom)))]
 #[inline]
 fn default_clock() -> Option<u64> {
@@ -119,6 +159,12 @@ fn default_clock() -> Option<u64> {
 
 #[cfg(all(feature = "std", not(loom)))]
 fn default_cpu_id() -> u32 {
+    thread_number()
+}
+
+/// A small number of this thread's own (from 1), `u32::MAX` while the thread is being torn down.
+#[cfg(all(feature = "std", not(loom)))]
+fn thread_number() -> u32 {
     use crate::sync::{AtomicU32, Ordering};
     static NEXT: AtomicU32 = AtomicU32::new(1);
     std::thread_local! {

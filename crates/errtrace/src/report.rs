@@ -361,7 +361,11 @@ impl fmt::Display for Record<'_> {
                 )
             }
             RecordKind::Unhandled => {
-                write!(f, "{:?} ({}) dropped unhandled:", code, code.to_errno())?;
+                write!(f, "{:?} ({}) dropped unhandled", code, code.to_errno())?;
+                if let Some(e) = self.error {
+                    write_last_seen(f, e)?;
+                }
+                f.write_str(":")?;
                 self.full(f)
             }
             RecordKind::Unexpected | RecordKind::Fallback => {
@@ -396,6 +400,44 @@ impl fmt::Display for Record<'_> {
                  site {} (their errors keep their exact origin); raise ERRTRACE_LOCATION_SITES",
                 self.suppressed, self.at.file
             ),
+        }
+    }
+}
+
+/// Where an error dropped unhandled was last seen: `Drop` has no caller location, so the
+/// last place it passed through with a hop (a `#[trace]` `?`, `.trace()`, `.during()`) is the
+/// nearest errtrace knows; the drop is in that function or one that called it.
+fn write_last_seen(f: &mut fmt::Formatter<'_>, e: &Error) -> fmt::Result {
+    let Ok((hops, total)) = e.trail() else {
+        return f.write_str("; where is unknown (its trail was not recorded)");
+    };
+    let (kept, last) = hops.fold((0u32, None), |(n, _), h| (n.wrapping_add(1), Some(h)));
+    match last {
+        None => f.write_str(
+            "; where is unknown (no hop since its origin: #[errtrace::trace] or .during() on \
+             its way would tell)",
+        ),
+        Some(h) if kept >= total => {
+            let l = h.location;
+            write!(
+                f,
+                ", last seen at {}:{}:{} (its last hop: dropped there or in a caller)",
+                l.file(),
+                l.line(),
+                l.column()
+            )
+        }
+        Some(h) => {
+            let l = h.location;
+            write!(
+                f,
+                "; where is unknown (after {}:{}:{} it took {}{} more hops than are kept)",
+                l.file(),
+                l.line(),
+                l.column(),
+                total.wrapping_sub(kept),
+                crate::recorder::or_more(total)
+            )
         }
     }
 }

@@ -36,7 +36,10 @@ fn assert_warned(what: &str) {
     let w = warnings();
     assert_eq!(w.len(), 1, "{what} should warn once: {w:#?}");
     assert!(
-        w[0].text.starts_with("EIO (-5) dropped unhandled:"),
+        w[0].text.starts_with(
+            "EIO (-5) dropped unhandled; where is unknown (no hop since its origin: \
+             #[errtrace::trace] or .during() on its way would tell):\n"
+        ),
         "{}",
         w[0].text
     );
@@ -212,4 +215,85 @@ fn drop_warnings_are_rate_limited_per_origin() {
     let e = storm().unwrap_err();
     assert!(e.site().unwrap().counters().dropped >= 100);
     e.handled();
+}
+
+// ---- where it was dropped ----
+
+#[errtrace::trace]
+fn hopped_twice() -> errtrace::Result<u32> {
+    let v = fails()?;
+    Ok(v)
+}
+
+fn during_then_dropped() {
+    let r = hopped_twice().during("reading the calibration");
+    let _ = r;
+}
+
+/// The warning names the last place the error passed through (a `#[trace]` `?`, `.during()`),
+/// since `Drop` has no caller location; with no hop it says plainly that it cannot tell.
+#[test]
+fn the_warning_says_where_it_was_last_seen() {
+    setup();
+    during_then_dropped();
+    let w = warnings();
+    assert_eq!(w.len(), 1, "{w:#?}");
+    let during_line = line_of("let r = hopped_twice().during(");
+    let expected = format!(
+        "EIO (-5) dropped unhandled, last seen at crates/errtrace/tests/test_drop.rs:{during_line}:28 \
+         (its last hop: dropped there or in a caller):"
+    );
+    assert!(w[0].text.starts_with(&expected), "{}\nexpected: {expected}", w[0].text);
+}
+
+#[test]
+fn beyond_the_kept_hops_it_says_it_cannot_tell() {
+    setup();
+    let mut e = fails().unwrap_err();
+    for _ in 0..errtrace::config::HOPS + 3 {
+        e.hop();
+    }
+    drop(e);
+    let w = warnings();
+    assert_eq!(w.len(), 1, "{w:#?}");
+    assert!(
+        w[0].text.contains("dropped unhandled; where is unknown (after crates/errtrace/tests/test_drop.rs:")
+            && w[0].text.contains(" it took 3 more hops than are kept):"),
+        "{}",
+        w[0].text
+    );
+}
+
+/// The 1-based line of the one line of this file containing `text`.
+fn line_of(text: &str) -> usize {
+    let src = include_str!("test_drop.rs");
+    let hits: Vec<usize> = src
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains(text) && !l.contains("line_of("))
+        .map(|(i, _)| i + 1)
+        .collect();
+    assert_eq!(hits.len(), 1, "{text:?} on lines {hits:?}");
+    hits[0]
+}
+
+// ---- `+p` traces the making; it does not handle the error ----
+
+fn made_under_plus_p() -> errtrace::Result {
+    Err(err!(EIO))
+}
+
+/// `+p` on a file prints each error made there; that line is a trace of the making, so the
+/// error still warns when dropped unhandled and a boundary still gives its full report.
+#[test]
+fn plus_p_keeps_drop_detection() {
+    setup();
+    errtrace::control::apply("func made_under_plus_p +p").unwrap();
+    drop(made_under_plus_p());
+    let all = CAPTURE.take();
+    let kinds: Vec<RecordKind> = all.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [RecordKind::Created, RecordKind::Unhandled], "{all:#?}");
+    assert_eq!(boundary("plus p", made_under_plus_p()), Err(EIO));
+    let kinds: Vec<RecordKind> = CAPTURE.take().iter().map(|c| c.kind).collect();
+    assert_eq!(kinds, [RecordKind::Created, RecordKind::Boundary]);
 }

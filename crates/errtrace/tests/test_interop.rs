@@ -40,7 +40,11 @@ fn io_error_dropped_unreported_warns_with_origin_and_trail() {
     let _ = as_io();
     let w = unhandled(&cap);
     assert_eq!(w.len(), 1, "{w:#?}");
-    assert!(w[0].starts_with("EIO (-5) dropped unhandled:"), "{}", w[0]);
+    assert!(
+        w[0].starts_with("EIO (-5) dropped unhandled, last seen at crates/errtrace/tests/test_interop.rs:"),
+        "{}",
+        w[0]
+    );
     assert!(w[0].contains("origin: crates/errtrace/tests/test_interop.rs:"));
     assert!(w[0].contains("in test_interop::fail"), "{}", w[0]);
     assert!(w[0].contains("\"reading the id\""), "{}", w[0]);

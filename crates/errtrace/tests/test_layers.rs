@@ -23,6 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("probe", 1),
     ("dyndbg", 1),
     ("unrecorded", 1),
+    ("expect", 1),
     // decision
     ("policy::decide", 2),
     ("policy::classes", 2),
