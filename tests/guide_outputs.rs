@@ -213,6 +213,9 @@ fn example_output(args: &[&str]) -> String {
         .current_dir(root())
         .env_remove("ERRTRACE")
         .env_remove("ERRTRACE_FILE")
+        // anyhow's `main` adds a backtrace when these are set.
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
         .output()
         .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()));
     format!(

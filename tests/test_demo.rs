@@ -135,7 +135,10 @@ fn demo_key_lines() {
 
     // 5: the dropped error is reported with its origin and trail.
     let s5 = section(&out, 5);
-    position(s5, "warning: ETIMEDOUT (-110) dropped unhandled, last seen at examples/driver/sensor.rs:");
+    position(
+        s5,
+        "warning: ETIMEDOUT (-110) dropped unhandled, last seen at examples/driver/sensor.rs:",
+    );
     position(s5, "origin: examples/driver/bus.rs:");
     position(s5, "Dropped unhandled so far: 1");
 }

@@ -205,6 +205,10 @@ impl fmt::Display for Code {
     }
 }
 
+/// A code is a standard error, so what a [`boundary`](crate::boundary()) hands back goes up with
+/// `?` in `fn main() -> anyhow::Result<()>` or into a `Box<dyn Error>`.
+impl core::error::Error for Code {}
+
 macro_rules! declare_codes {
     ($($name:ident = $value:literal, $desc:literal;)*) => {
         $(

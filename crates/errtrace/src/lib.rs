@@ -47,7 +47,9 @@
 //!   [`log`](ResultExt::log), [`log_with`](ResultExt::log_with), and instead of `.expect()`:
 //!   [`not_expected`](ResultExt::not_expected), [`or_log`](ResultExt::or_log).
 //! - [`policy`]: who logs, how often (`always`, `once`, rate limits, `quiet`, `debug`), the
-//!   default class of each code; [`boundary()`] where errors leave; dropped-unhandled warnings.
+//!   default class of each code; [`expecting()`], the caller's say (codes it expects are not
+//!   printed by their creator, like the kernel's `__GFP_NOWARN`); [`boundary()`] where errors
+//!   leave; dropped-unhandled warnings.
 //! - [`sink`]: where records go (stderr, `log`, `tracing`, `defmt`, your own, a test capture).
 //! - [`recorder`]: the flight recorder; [`control`]: every site with its counters, and
 //!   dynamic_debug-style runtime control; [`fault`]: fault injection; [`probe`]: where tracers

@@ -108,12 +108,29 @@ impl fmt::Display for Error {
     ///
     /// The one line is a label, not a report: formatting it does not count as reporting the
     /// error (a boundary still prints it, and dropping it still warns). `{:#}` and
-    /// [`Error::report`] do count.
+    /// [`Error::report`] do count. Once the error was reported, the line says where
+    /// (`EIO: Input/output error (at src/bus.rs:42:13), already reported at src/bus.rs:42:13`)
+    /// and its [`source`](core::error::Error::source) is gone, so an error-chain printer
+    /// (anyhow's `main`) prints that one line, not the report again.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if f.alternate() {
             return fmt::Display::fmt(&self.report(), f);
         }
-        write_label(f, self.code(), &self.origin())
+        write_label(f, self.code(), &self.origin())?;
+        if self.was_reported() {
+            f.write_str(", ")?;
+            write_already_reported(f, self)?;
+        }
+        Ok(())
+    }
+}
+
+/// `already reported at X` (the place it was printed), or `already reported (origin X)` when
+/// only its report was formatted.
+fn write_already_reported(f: &mut fmt::Formatter<'_>, e: &Error) -> fmt::Result {
+    match e.reported_at() {
+        Some(at) => write!(f, "already reported at {at}"),
+        None => write!(f, "already reported (origin {})", e.origin()),
     }
 }
 
@@ -150,10 +167,7 @@ impl fmt::Debug for Error {
             code.to_errno(),
             code.description()
         )?;
-        match self.reported_at() {
-            Some(at) => write!(f, "already reported at {at}"),
-            None => write!(f, "already reported (origin {})", self.origin()),
-        }
+        write_already_reported(f, self)
     }
 }
 
@@ -242,9 +256,11 @@ impl core::error::Error for Error {
     /// and `{:?}`, `Box<dyn Error>`, an `io::Error` carrying it) print the trail too. Printing it
     /// counts as reporting the error, like `{:#}`. Without `std` (the kernel, where nothing
     /// walks error chains): `None`, to keep the code small.
+    ///
+    /// An error already reported has no source: its one line says where it was reported.
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         #[cfg(feature = "std")]
-        return Some(Story::of(self));
+        return (!self.was_reported()).then(|| Story::of(self) as _);
         #[cfg(not(feature = "std"))]
         None
     }

@@ -219,9 +219,8 @@ fn drop_warnings_are_rate_limited_per_origin() {
 
 // ---- where it was dropped ----
 
-#[errtrace::trace]
 fn hopped_twice() -> errtrace::Result<u32> {
-    let v = fails()?;
+    let v = fails().trace()?;
     Ok(v)
 }
 
@@ -230,7 +229,7 @@ fn during_then_dropped() {
     let _ = r;
 }
 
-/// The warning names the last place the error passed through (a `#[trace]` `?`, `.during()`),
+/// The warning names the last place the error passed through (`.trace()`, `.during()`),
 /// since `Drop` has no caller location; with no hop it says plainly that it cannot tell.
 #[test]
 fn the_warning_says_where_it_was_last_seen() {
@@ -243,7 +242,11 @@ fn the_warning_says_where_it_was_last_seen() {
         "EIO (-5) dropped unhandled, last seen at crates/errtrace/tests/test_drop.rs:{during_line}:28 \
          (its last hop: dropped there or in a caller):"
     );
-    assert!(w[0].text.starts_with(&expected), "{}\nexpected: {expected}", w[0].text);
+    assert!(
+        w[0].text.starts_with(&expected),
+        "{}\nexpected: {expected}",
+        w[0].text
+    );
 }
 
 #[test]
@@ -257,8 +260,9 @@ fn beyond_the_kept_hops_it_says_it_cannot_tell() {
     let w = warnings();
     assert_eq!(w.len(), 1, "{w:#?}");
     assert!(
-        w[0].text.contains("dropped unhandled; where is unknown (after crates/errtrace/tests/test_drop.rs:")
-            && w[0].text.contains(" it took 3 more hops than are kept):"),
+        w[0].text.contains(
+            "dropped unhandled; where is unknown (after crates/errtrace/tests/test_drop.rs:"
+        ) && w[0].text.contains(" it took 3 more hops than are kept):"),
         "{}",
         w[0].text
     );
@@ -292,7 +296,11 @@ fn plus_p_keeps_drop_detection() {
     drop(made_under_plus_p());
     let all = CAPTURE.take();
     let kinds: Vec<RecordKind> = all.iter().map(|c| c.kind).collect();
-    assert_eq!(kinds, [RecordKind::Created, RecordKind::Unhandled], "{all:#?}");
+    assert_eq!(
+        kinds,
+        [RecordKind::Created, RecordKind::Unhandled],
+        "{all:#?}"
+    );
     assert_eq!(boundary("plus p", made_under_plus_p()), Err(EIO));
     let kinds: Vec<RecordKind> = CAPTURE.take().iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [RecordKind::Created, RecordKind::Boundary]);

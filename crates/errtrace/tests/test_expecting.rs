@@ -83,7 +83,9 @@ fn a_bus_scan_prints_nothing_for_absent_addresses() {
     let records = CAPTURE.take();
     assert_eq!(records.len(), 1, "{records:#?}");
     assert_eq!(records[0].kind, RecordKind::Created);
-    assert!(records[0].text.starts_with("i2c1: no ACK from 0x49: EREMOTEIO (-121) at "));
+    assert!(records[0]
+        .text
+        .starts_with("i2c1: no ACK from 0x49: EREMOTEIO (-121) at "));
 }
 
 fn scan_site() -> errtrace::Result {
@@ -157,8 +159,14 @@ fn an_expected_error_dropped_or_leaving_is_reported_in_full() {
     let w = CAPTURE.take();
     assert_eq!(w.len(), 1, "{w:#?}");
     assert_eq!(w[0].kind, RecordKind::Unhandled);
-    assert!(w[0].text.starts_with("EIO (-5) dropped unhandled"), "{}", w[0].text);
-    assert!(w[0].text.contains("origin: crates/errtrace/tests/test_expecting.rs:"));
+    assert!(
+        w[0].text.starts_with("EIO (-5) dropped unhandled"),
+        "{}",
+        w[0].text
+    );
+    assert!(w[0]
+        .text
+        .contains("origin: crates/errtrace/tests/test_expecting.rs:"));
 
     let code = boundary("expecting test", expecting(EIO, dropped_site));
     assert_eq!(code, Err(EIO));
@@ -189,7 +197,11 @@ fn plus_p_still_prints_and_log_still_logs() {
     e.handled();
     let r = CAPTURE.take();
     assert_eq!(r.len(), 1, "{r:#?}");
-    assert!(r[0].text.starts_with("the caller logs: EIO"), "{}", r[0].text);
+    assert!(
+        r[0].text.starts_with("the caller logs: EIO"),
+        "{}",
+        r[0].text
+    );
 }
 
 #[test]

@@ -41,7 +41,9 @@ fn io_error_dropped_unreported_warns_with_origin_and_trail() {
     let w = unhandled(&cap);
     assert_eq!(w.len(), 1, "{w:#?}");
     assert!(
-        w[0].starts_with("EIO (-5) dropped unhandled, last seen at crates/errtrace/tests/test_interop.rs:"),
+        w[0].starts_with(
+            "EIO (-5) dropped unhandled, last seen at crates/errtrace/tests/test_interop.rs:"
+        ),
         "{}",
         w[0]
     );
@@ -171,6 +173,77 @@ fn anyhow_debug_shows_the_trail() {
     assert!(text.starts_with("EIO: Input/output error (at "), "{text}");
     assert!(text.contains("Caused by:"), "{text}");
     assert!(text.contains("\"reading the id\""), "{text}");
+    drop(a);
+    assert!(unhandled(&cap).is_empty());
+}
+
+// ---- anyhow in `main` ----
+
+/// What `main` prints for `a`: `Error: {a:?}`, without the backtrace anyhow adds when
+/// `RUST_BACKTRACE` is set.
+fn as_main_prints(a: &anyhow::Error) -> String {
+    let text = format!("Error: {a:?}");
+    match text.split_once("\n\nStack backtrace:") {
+        Some((before, _)) => before.to_string(),
+        None => text,
+    }
+}
+
+fn logged_by_its_creator() -> errtrace::Result<u32> {
+    Err(err!(EIO, "read of reg {:#x} failed", 0x10))
+}
+
+fn probe() -> errtrace::Result<u32> {
+    logged_by_its_creator().during("reading chip id")
+}
+
+/// `fn main() -> anyhow::Result<()>` can end with `boundary(..)?`: the boundary's error is a
+/// `Code`, a standard error (before, `?` did not compile: `Code` was not one).
+fn main_with_a_boundary() -> anyhow::Result<u32> {
+    let id = errtrace::boundary("probe", probe())?;
+    Ok(id)
+}
+
+#[test]
+fn anyhow_main_takes_a_boundary() {
+    let cap = setup();
+    let a = main_with_a_boundary().unwrap_err();
+    assert_eq!(a.downcast_ref::<errtrace::code::Code>(), Some(&EIO));
+    assert_eq!(as_main_prints(&a), "Error: EIO: Input/output error");
+    // The creator's line, and nothing from the boundary (already reported).
+    let records = cap.take();
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert_eq!(records[0].kind, RecordKind::Created);
+}
+
+fn main_without_a_boundary() -> anyhow::Result<u32> {
+    let id = probe()?;
+    Ok(id)
+}
+
+/// anyhow's `main` prints `Error: {:?}`: for an errtrace error its creator already logged, one
+/// line saying where (as errtrace's own `main` does), not the story again without its message
+/// (before: the label, then "Caused by:" and the trail).
+#[test]
+fn anyhow_main_prints_an_already_reported_error_in_one_line() {
+    let cap = setup();
+    let a = main_without_a_boundary().unwrap_err();
+    let printed = as_main_prints(&a);
+    let origin = printed
+        .split("(at ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap()
+        .to_string();
+    assert!(
+        origin.starts_with("crates/errtrace/tests/test_interop.rs:"),
+        "{printed}"
+    );
+    assert_eq!(
+        printed,
+        format!("Error: EIO: Input/output error (at {origin}), already reported at {origin}")
+    );
+    assert!(!printed.contains('\n'), "{printed}");
     drop(a);
     assert!(unhandled(&cap).is_empty());
 }

@@ -46,7 +46,9 @@ fn records_from_other_threads_are_captured() {
     let lines = cap.take();
     assert_eq!(lines.len(), 1, "{lines:#?}");
     assert_eq!(lines[0].kind, RecordKind::Unhandled);
-    assert!(lines[0].text.starts_with("ENODEV (-19) dropped unhandled; where is unknown"));
+    assert!(lines[0]
+        .text
+        .starts_with("ENODEV (-19) dropped unhandled; where is unknown"));
 }
 
 #[test]

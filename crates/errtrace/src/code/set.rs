@@ -179,8 +179,12 @@ mod tests {
             assert!(u.contains(c));
         }
         assert!(!u.contains(EINTR) && !u.contains(EIO));
-        assert!(CodeSet::holds(Code::new(191).unwrap()) && !CodeSet::holds(Code::new(192).unwrap()));
-        assert!(CodeSet::holds(Code::new(575).unwrap()) && !CodeSet::holds(Code::new(576).unwrap()));
+        assert!(
+            CodeSet::holds(Code::new(191).unwrap()) && !CodeSet::holds(Code::new(192).unwrap())
+        );
+        assert!(
+            CodeSet::holds(Code::new(575).unwrap()) && !CodeSet::holds(Code::new(576).unwrap())
+        );
         assert!(!CodeSet::holds(Code::new(511).unwrap()));
         assert_eq!(std::format!("{b:?}"), "{EAGAIN, EPROBE_DEFER}");
         assert_eq!(CodeSet::from_words(u.to_words()), u);
