@@ -63,10 +63,13 @@ LOCATION_SITES=${ERRTRACE_LOCATION_SITES:-32}
 RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
 RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
+# Tasks inside an errtrace::expecting scope at once (as many as device scopes).
+EXPECT_CONTEXTS=${ERRTRACE_EXPECT_CONTEXTS:-8}
 # They are read at compile time (errtrace::config): the environment of every
 # build of errtrace.
 STORAGE_ENV=(ERRTRACE_LOCATION_SITES="$LOCATION_SITES" ERRTRACE_RECORDER_SLOTS="$RECORDER_SLOTS"
-    ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" ERRTRACE_COUNTED_SITES="$COUNTED_SITES")
+    ERRTRACE_RECORDER_SHARDS="$RECORDER_SHARDS" ERRTRACE_COUNTED_SITES="$COUNTED_SITES"
+    ERRTRACE_EXPECT_CONTEXTS="$EXPECT_CONTEXTS")
 # The footprint limits of a whole errtrace instance in the module (bytes), per
 # kernel. data+bss includes one dynamic_debug descriptor per static site (what a
 # C pr_debug() callsite costs: 56 bytes with jump labels, 40 without) and the

@@ -21,7 +21,7 @@
 use core::fmt;
 use core::num::NonZeroU16;
 
-mod set;
+pub(crate) mod set;
 pub use set::CodeSet;
 
 /// The largest errno value, as in the kernel's `MAX_ERRNO`.

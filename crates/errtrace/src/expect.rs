@@ -41,6 +41,16 @@ impl Entry {
         }
     }
 
+    /// Whether the entry's codes include `code`: one load of the word holding its bit.
+    fn contains(&self, code: Code) -> bool {
+        let Some(b) = crate::code::set::bit(code) else {
+            return false;
+        };
+        self.codes
+            .get((b / 32) as usize)
+            .is_some_and(|w| w.load(Ordering::Relaxed) & (1 << (b % 32)) != 0)
+    }
+
     fn load(&self) -> CodeSet {
         CodeSet::from_words(self.codes.each_ref().map(|w| w.load(Ordering::Relaxed)))
     }
@@ -139,7 +149,7 @@ impl<const N: usize> Table<N> {
 
     /// Whether `context` is inside a scope that expects `code`.
     fn expects(&self, context: usize, code: Code) -> bool {
-        context != 0 && self.find(context).is_some_and(|e| e.load().contains(code))
+        context != 0 && self.find(context).is_some_and(|e| e.contains(code))
     }
 }
 

@@ -28,8 +28,9 @@ pub struct CodeSet {
     hi: u128,
 }
 
-/// The bit of `code`: codes `0..192` are bits `0..192`, codes `512..576` bits `192..256`.
-const fn bit(code: Code) -> Option<u32> {
+/// The bit of `code`: codes `0..192` are bits `0..192`, codes `512..576` bits `192..256` (bit
+/// `b` is bit `b % 32` of word `b / 32` in [`CodeSet::to_words`]).
+pub(crate) const fn bit(code: Code) -> Option<u32> {
     let v = code.get() as u32;
     if v < 192 {
         Some(v)
@@ -45,6 +46,7 @@ impl CodeSet {
     pub const EMPTY: CodeSet = CodeSet { lo: 0, hi: 0 };
 
     /// The set of `codes`.
+    #[inline]
     pub const fn of(codes: &[Code]) -> CodeSet {
         let mut set = CodeSet::EMPTY;
         let mut rest = codes;
@@ -57,6 +59,7 @@ impl CodeSet {
 
     /// This set and `code` (unchanged if `code` cannot be held: see [`holds`](CodeSet::holds)).
     #[must_use]
+    #[inline]
     pub const fn with(mut self, code: Code) -> CodeSet {
         match bit(code) {
             Some(b) if b < 128 => self.lo |= 1 << b,
@@ -67,6 +70,7 @@ impl CodeSet {
     }
 
     /// Whether `code` is in the set.
+    #[inline]
     pub const fn contains(&self, code: Code) -> bool {
         match bit(code) {
             Some(b) if b < 128 => self.lo & (1 << b) != 0,
@@ -76,17 +80,20 @@ impl CodeSet {
     }
 
     /// Whether a set can hold `code`: below 192, or from 512 to 575.
+    #[inline]
     pub const fn holds(code: Code) -> bool {
         bit(code).is_some()
     }
 
     /// Whether the set is empty.
+    #[inline]
     pub const fn is_empty(&self) -> bool {
         self.lo == 0 && self.hi == 0
     }
 
     /// The codes of both sets.
     #[must_use]
+    #[inline]
     pub const fn union(self, other: CodeSet) -> CodeSet {
         CodeSet {
             lo: self.lo | other.lo,
@@ -120,6 +127,7 @@ impl CodeSet {
     }
 
     /// The codes in the set, in increasing order.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = Code> + '_ {
         (1u16..576)
             .filter_map(Code::new)
@@ -128,18 +136,21 @@ impl CodeSet {
 }
 
 impl From<Code> for CodeSet {
+    #[inline]
     fn from(code: Code) -> CodeSet {
         CodeSet::EMPTY.with(code)
     }
 }
 
 impl<const N: usize> From<[Code; N]> for CodeSet {
+    #[inline]
     fn from(codes: [Code; N]) -> CodeSet {
         CodeSet::of(&codes)
     }
 }
 
 impl From<&[Code]> for CodeSet {
+    #[inline]
     fn from(codes: &[Code]) -> CodeSet {
         CodeSet::of(codes)
     }
@@ -147,6 +158,7 @@ impl From<&[Code]> for CodeSet {
 
 impl core::fmt::Debug for CodeSet {
     /// `{EAGAIN, EINTR}`.
+    #[inline]
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_set().entries(self.iter()).finish()
     }
