@@ -110,6 +110,10 @@ errtrace's. A device that binds makes the driver core retry the deferred one." \
 capture drop.txt "An error dropped unhandled (\`if let Ok(c) = dev.calibration() { ... }\` with
 no else) is reported as a warning with its origin and trail." drop
 
+capture expecting.txt "The caller's say: the trigger's \`scan\` reads the simulated bus at 0x00..=0x0f
+inside errtrace::expecting(ENXIO, ...): the 10 absent registers' creator lines (\"bus: no register
+at ...\") are held back and counted at the read site." expecting
+
 capture recorder.txt "The flight recorder read back through debugfs errtrace_demo/recorder: the
 recent errors since the module was loaded, oldest first, each with its
 origin and trail (errtrace::recorder::write_event per event)." recorder
