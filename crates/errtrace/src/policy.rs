@@ -48,7 +48,9 @@ pub(crate) mod ratelimit;
 pub use crate::emit::{flush_suppressed, unhandled_drops};
 pub use classes::default_for;
 #[cfg(not(loom))]
-pub use classes::{default_ratelimit, set_code_policy, set_default_ratelimit};
+pub use classes::{
+    default_ratelimit, set_code_policy, set_default_ratelimit, TooManyCodes, OTHER_CODES,
+};
 pub use decide::effective;
 pub use kind::{
     Policy, DEFAULT_BURST, DEFAULT_INTERVAL_MS, MAX_RUNTIME_BURST, MAX_RUNTIME_INTERVAL_MS,

@@ -285,7 +285,7 @@ fn default_class_configurable_at_start_up() {
         policy::default_for(code),
         Policy::RateLimited { .. }
     ));
-    policy::set_code_policy(code, Policy::Quiet);
+    policy::set_code_policy(code, Policy::Quiet).unwrap();
     assert_eq!(policy::default_for(code), Policy::Quiet);
     let e = err!(ENOLINK, "link down");
     assert!(CAPTURE.take().is_empty());
@@ -296,5 +296,30 @@ fn default_class_configurable_at_start_up() {
             burst: 0,
             interval_ms: 0,
         },
+    )
+    .unwrap();
+}
+
+/// Every errno has its own class cell; codes that are not errnos share a table of
+/// `OTHER_CODES` entries, and one more is refused with an error, not ignored.
+#[test]
+fn codes_that_are_not_errnos_have_a_bounded_table() {
+    let _g = setup();
+    for v in 2000..2000 + policy::OTHER_CODES as u16 {
+        let c = errtrace::code::Code::new(v).unwrap();
+        policy::set_code_policy(c, Policy::Quiet).unwrap();
+        assert_eq!(policy::default_for(c), Policy::Quiet);
+        // Setting it again updates its entry.
+        policy::set_code_policy(c, Policy::Always).unwrap();
+        assert_eq!(policy::default_for(c), Policy::Always);
+    }
+    let one_more = errtrace::code::Code::new(3000).unwrap();
+    assert_eq!(
+        policy::set_code_policy(one_more, Policy::Quiet),
+        Err(policy::TooManyCodes)
     );
+    assert!(matches!(
+        policy::default_for(one_more),
+        Policy::RateLimited { .. }
+    ));
 }
