@@ -7,7 +7,7 @@
 //!
 //! | variable | default | `embedded` | meaning |
 //! |---|---|---|---|
-//! | `ERRTRACE_LOCATION_SITES` | 256 | 16 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535 |
+//! | `ERRTRACE_LOCATION_SITES` | 256 | 8 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535; more locations share one site (their errors keep their exact origin) |
 //! | `ERRTRACE_RECORDER_SLOTS` | 256 | 16 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
 //! | `ERRTRACE_COUNTED_SITES` | 256 | 1 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535; 1 keeps none per shard, all a single core needs) |
 //! | `ERRTRACE_RECORDER_SHARDS` | 4 | 1 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
@@ -33,7 +33,7 @@
 pub const EMBEDDED: bool = profile(option_env!("ERRTRACE_PROFILE"));
 
 /// Entries in the pool of location sites.
-pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), pick(256, 16));
+pub const LOCATION_SITES: usize = parse(option_env!("ERRTRACE_LOCATION_SITES"), pick(256, 8));
 /// Events kept by the flight recorder.
 pub const RECORDER_SLOTS: usize = parse(option_env!("ERRTRACE_RECORDER_SLOTS"), pick(256, 16));
 /// Sites whose made/travelled counts are kept per shard (the first this many sites to fire).
