@@ -151,6 +151,8 @@ no_cas_error() {
         grep -q 'due to 1 previous error' <<<"$out"
 }
 step "thumbv6m-none-eabi without portable-atomic: one error naming the feature" no_cas_error
+step "bare metal: Cortex-M3 firmware under qemu (errtrace RAM at most 8 KiB, registry in flash)" \
+    bash scripts/test-baremetal.sh
 step "loom model checking" loom
 step "valgrind memcheck of the unsafe cells" memcheck
 step "SDT probes (readelf, gdb)" sdt

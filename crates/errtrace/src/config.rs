@@ -13,6 +13,8 @@
 //! | `ERRTRACE_RECORDER_SHARDS` | 4 | 1 | shards of the recorder, one per CPU or thread modulo the count (a power of two, 1..=64) |
 //! | `ERRTRACE_HOPS` | 8 | 8 | hops kept per error (1..=64); more are counted as "+N more" |
 //! | `ERRTRACE_EXPECT_CONTEXTS` | 32 | 2 | threads or tasks that can be inside [`expecting`](crate::expecting()) at once (1..=1024); beyond that, a scope holds nothing back (its errors print as without it) |
+//! | `ERRTRACE_FAIL_CONFIGS` | 32 | 4 | `fail name=` patterns configured at once ([`fault`](crate::fault), 1..=1024) |
+//! | `ERRTRACE_STANDING_BYTES` | 1024 | 256 | without `std`: bytes of queries kept to apply to sites that appear later ([`control`](crate::control), 64..=65536) |
 //!
 //! `ERRTRACE_PROFILE` picks the defaults: unset or `default` (the second column), or
 //! `embedded` (the third: a microcontroller's single core and a few KiB of RAM; the sizes it
@@ -44,6 +46,10 @@ pub const RECORDER_SHARDS: usize = parse(option_env!("ERRTRACE_RECORDER_SHARDS")
 pub const HOPS: usize = parse(option_env!("ERRTRACE_HOPS"), pick(8, 8));
 /// Threads or tasks that can be inside [`expecting`](crate::expecting()) at once.
 pub const EXPECT_CONTEXTS: usize = parse(option_env!("ERRTRACE_EXPECT_CONTEXTS"), pick(32, 2));
+/// `fail name=` patterns configured at once.
+pub const FAIL_CONFIGS: usize = parse(option_env!("ERRTRACE_FAIL_CONFIGS"), pick(32, 4));
+/// Without `std`: bytes of queries that stand for sites appearing later.
+pub const STANDING_BYTES: usize = parse(option_env!("ERRTRACE_STANDING_BYTES"), pick(1024, 256));
 
 const _: () = assert!(
     LOCATION_SITES >= 1 && LOCATION_SITES <= 65535,
@@ -67,6 +73,14 @@ const _: () = assert!(HOPS >= 1 && HOPS <= 64, "ERRTRACE_HOPS must be in 1..=64"
 const _: () = assert!(
     EXPECT_CONTEXTS >= 1 && EXPECT_CONTEXTS <= 1024,
     "ERRTRACE_EXPECT_CONTEXTS must be in 1..=1024"
+);
+const _: () = assert!(
+    FAIL_CONFIGS >= 1 && FAIL_CONFIGS <= 1024,
+    "ERRTRACE_FAIL_CONFIGS must be in 1..=1024"
+);
+const _: () = assert!(
+    STANDING_BYTES >= 64 && STANDING_BYTES <= 65536,
+    "ERRTRACE_STANDING_BYTES must be in 64..=65536"
 );
 
 /// The default of the build's profile: `normal`, or `small` under `ERRTRACE_PROFILE=embedded`.

@@ -387,8 +387,9 @@ pub fn write_site(out: &mut dyn fmt::Write, site: SiteRef) -> fmt::Result {
 // ---- standing queries: applied again to sites that appear later ----
 
 /// Without `std`: how many bytes of queries stand for sites that appear later (an input that
-/// would not fit is rejected whole). With `std` there is no limit.
-pub const STANDING_BYTES: usize = 1024;
+/// would not fit is rejected whole), [`config::STANDING_BYTES`](crate::config::STANDING_BYTES).
+/// With `std` there is no limit.
+pub const STANDING_BYTES: usize = crate::config::STANDING_BYTES;
 
 #[cfg(not(feature = "std"))]
 static STANDING: AppendOnlyText<STANDING_BYTES> = AppendOnlyText::new();

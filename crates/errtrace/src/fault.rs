@@ -221,8 +221,9 @@ fn refresh(p: &FailPoint) {
 
 // ---- configurations ----
 
-/// How many `fail` configurations can exist at once.
-pub const MAX_CONFIGS: usize = 32;
+/// How many `fail` configurations can exist at once
+/// ([`config::FAIL_CONFIGS`](crate::config::FAIL_CONFIGS)).
+pub const MAX_CONFIGS: usize = crate::config::FAIL_CONFIGS;
 
 struct Config {
     /// 0 free, 1 being written, 2 in use.
@@ -248,7 +249,8 @@ impl Config {
             name: [const { AtomicU8::new(0) }; crate::control::query::MAX_PATTERN],
             name_len: AtomicU32::new(0),
             probability: AtomicU32::new(0),
-            interval: AtomicU32::new(1),
+            // Read as 1 (`decide`); 0 keeps the table all zeros, in `.bss`.
+            interval: AtomicU32::new(0),
             times: AtomicU32::new(0),
             code: AtomicU32::new(0),
             calls: AtomicU32::new(0),
