@@ -51,7 +51,9 @@ fn records_go_to_the_log_facade() {
     );
     assert_eq!(got[1].0, log::Level::Warn);
     assert!(
-        got[1].2.starts_with("ENODEV (-19) dropped unhandled:"),
+        got[1]
+            .2
+            .starts_with("ENODEV (-19) dropped unhandled; where is unknown"),
         "{}",
         got[1].2
     );
