@@ -106,7 +106,7 @@ PARTS = [
     ("per-shard counters (errors made, travelled)", r"errtrace::counters::"),
     ("site (static site's link check, location pool lookup, id)", r"errtrace::site::"),
     ("cpu id / clock hooks", r"errtrace::platform::"),
-    ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_ns|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
+    ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_m?s|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
     ("err! call site of a logging error (format_args!, the call)", r"errtrace_impl::leaf_(quiet|ratelimited)$"),
     ("policy decision and log bookkeeping", r"errtrace::(policy|emit|__private::log_created)"),
     ("hop bookkeeping (the out-of-line call, the recorded test, the HOPPED bit)", r"lifecycle::.*(hop|hop_at|hopped_out_of_line|record_hop_inline)\b|hop_bits|__errtrace_hop|ResultExt"),

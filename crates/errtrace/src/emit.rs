@@ -222,7 +222,7 @@ fn emit_unexpected_record(
 /// the caller expects ([`expecting`](crate::expecting())) is held back unless the site has
 /// `+p`: counted as suppressed, and not marked logged (whoever drops it unhandled or lets it
 /// leave through a boundary reports it then).
-#[inline]
+#[inline(never)]
 pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
     if crate::expect::held_back(e.code()) && expected_not_printed(site) {
         return;
@@ -264,6 +264,22 @@ fn expected_not_printed(site: &'static Site) -> bool {
         return false;
     }
     st.suppressed.fetch_add(1, Ordering::Relaxed);
+    true
+}
+
+/// `err!(…, "msg")` at a rate-limited site past its burst inside its window (a storm's every
+/// message after the first few): held back and counted without the full decision
+/// ([`decide::suppressed_in_window`]), the error marked logged. Returns false when the full
+/// decision is needed (also when a scope expects some code: expected errors are not marked).
+#[inline(always)]
+pub(crate) fn ratelimited_fast_path(e: &mut Error, site: &'static Site) -> bool {
+    let code = e.code();
+    if crate::expect::held_back(code)
+        || !decide::suppressed_in_window(&site.state, site.policy, code)
+    {
+        return false;
+    }
+    e.mark_logged();
     true
 }
 

@@ -185,7 +185,9 @@ fn held_back_slow(code: Code) -> bool {
 /// - `codes` is a [`Code`], an array of codes or a [`CodeSet`]. Scopes nest: an inner one
 ///   expects its codes and the outer ones'.
 /// - Only the creator's message (`err!` with a message) is held back: a `.log()` the caller
-///   writes inside the scope prints as it would outside.
+///   writes inside the scope prints as it would outside. A code whose policy holds its message
+///   back anyway (quiet: `EAGAIN`, `ENOMEM`, … by default) is unchanged: its error counts as
+///   logged, as everywhere.
 /// - A closure, not a guard: no `mem::forget` can leave a scope open. With every entry of the
 ///   table taken ([`config::EXPECT_CONTEXTS`](crate::config::EXPECT_CONTEXTS) contexts inside a
 ///   scope at once), a scope holds nothing back: its errors print as they would without it.

@@ -373,12 +373,16 @@ pub mod __private {
         }
     }
 
+    /// Out of line: a storm's held-back message is decided here without formatting anything;
+    /// the rest takes the full decision.
     #[inline(never)]
     fn log_created_slow(
         e: &mut crate::Error,
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
-        crate::emit::log_created(e, site, args)
+        if !crate::emit::ratelimited_fast_path(e, site) {
+            crate::emit::log_created(e, site, args)
+        }
     }
 }

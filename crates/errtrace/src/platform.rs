@@ -91,11 +91,10 @@ pub fn set_context(hook: ContextFn) -> Result<(), AlreadySet> {
 #[cfg(not(loom))]
 #[inline]
 pub(crate) fn now_ms() -> Option<u32> {
-    let ns = match CLOCK.get() {
-        Some(c) => c(),
-        None => default_clock()?,
-    };
-    Some((ns / 1_000_000) as u32)
+    match CLOCK.get() {
+        Some(c) => Some((c() / 1_000_000) as u32),
+        None => default_clock_ms(),
+    }
 }
 
 #[cfg(loom)]
@@ -137,23 +136,24 @@ fn default_context() -> usize {
     1
 }
 
+/// The default clock in wrapping milliseconds.
 #[cfg(all(feature = "std", target_os = "linux", not(loom)))]
 #[inline]
-fn default_clock() -> Option<u64> {
-    crate::raw::coarse_monotonic_ns()
+fn default_clock_ms() -> Option<u32> {
+    crate::raw::coarse_monotonic_ms()
 }
 
 #[cfg(all(feature = "std", not(target_os = "linux"), not(loom)))]
-fn default_clock() -> Option<u64> {
+fn default_clock_ms() -> Option<u32> {
     use std::sync::OnceLock;
     use std::time::Instant;
     static START: OnceLock<Instant> = OnceLock::new();
     let start = START.get_or_init(Instant::now);
-    Some(start.elapsed().as_nanos() as u64)
+    Some(start.elapsed().as_millis() as u32)
 }
 
 #[cfg(all(not(feature = "std"), not(loom)))]
-fn default_clock() -> Option<u64> {
+fn default_clock_ms() -> Option<u32> {
     None
 }
 

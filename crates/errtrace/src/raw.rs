@@ -312,11 +312,11 @@ pub(crate) fn leak<T: Sync>(value: T) -> Option<&'static T> {
     }
 }
 
-/// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the kernel's tick-granular monotonic clock, read
+/// `CLOCK_MONOTONIC_COARSE` in wrapping milliseconds: the kernel's tick-granular monotonic clock, read
 /// from the vDSO without a system call (a fraction of `Instant::now`'s cost); rate limits need
 /// no finer. `None` if the call fails.
 #[cfg(all(feature = "std", target_os = "linux", not(loom)))]
-pub(crate) fn coarse_monotonic_ns() -> Option<u64> {
+pub(crate) fn coarse_monotonic_ms() -> Option<u32> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -326,9 +326,11 @@ pub(crate) fn coarse_monotonic_ns() -> Option<u64> {
     if rc != 0 {
         return None;
     }
-    let secs = u64::try_from(ts.tv_sec).ok()?;
-    let nanos = u64::try_from(ts.tv_nsec).ok()?;
-    Some(secs.wrapping_mul(1_000_000_000).wrapping_add(nanos))
+    // Wrapping milliseconds: the seconds' low bits times 1000, plus the milliseconds.
+    let ms = (ts.tv_sec as u32)
+        .wrapping_mul(1000)
+        .wrapping_add((ts.tv_nsec / 1_000_000) as u32);
+    Some(ms)
 }
 
 #[cfg(all(test, not(loom)))]

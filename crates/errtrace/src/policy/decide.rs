@@ -77,6 +77,38 @@ pub(crate) fn quiet_without_control(st: &SiteState, source: Option<Policy>, code
     quiet && st.flags(Ordering::Relaxed) == 0 && st.policy.load(Ordering::Relaxed) == kind::NONE
 }
 
+/// The common case of a rate-limited creator, decided without the full decision: a site with no
+/// runtime control state whose policy (written, or its code's default) is a rate limit, past its
+/// burst inside an open window. Then the message is held back: counted as missed in the window
+/// and as suppressed at the site, and `true` is returned. Everything else (`false`: nothing
+/// was touched) takes [`decide_state`], which reaches the same verdict for this case.
+#[inline]
+pub(crate) fn suppressed_in_window(st: &SiteState, source: Option<Policy>, code: Code) -> bool {
+    if st.flags(Ordering::Relaxed) != 0 || st.policy.load(Ordering::Relaxed) != kind::NONE {
+        return false;
+    }
+    let (burst, interval_ms) = match source {
+        Some(Policy::RateLimited { burst, interval_ms }) => (burst, interval_ms),
+        None if kind_of(code) == kind::RATELIMIT => default_ratelimit(),
+        _ => return false,
+    };
+    let rs = &st.log_rate;
+    if interval_ms == 0 || rs.printed.load(Ordering::Relaxed) < burst {
+        return false;
+    }
+    let start = rs.start_ms.load(Ordering::Acquire);
+    if start == 0 {
+        return false;
+    }
+    match crate::platform::now_ms() {
+        Some(now) if !crate::policy::ratelimit::window_over(now.max(1), start, interval_ms) => {}
+        _ => return false,
+    }
+    rs.missed.fetch_add(1, Ordering::Relaxed);
+    st.suppressed.fetch_add(1, Ordering::Relaxed);
+    true
+}
+
 /// Decides whether a message at a site prints, updating its counters. Reads the control flags
 /// and the policy word once each, so a concurrent control change is seen whole or not at all.
 pub(crate) fn decide_state(
@@ -154,6 +186,52 @@ pub(crate) fn decide_drop(site: SiteRef) -> Decision {
         interval_ms,
         crate::platform::now_ms(),
     ))
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::code::EIO;
+    use crate::site::FlagOp;
+
+    /// The fast path holds back exactly what the full decision would, and touches nothing when
+    /// it declines.
+    #[test]
+    fn the_fast_path_agrees_with_the_full_decision() {
+        let st = SiteState::new();
+        let p = Some(Policy::RateLimited {
+            burst: 2,
+            interval_ms: 3_600_000,
+        });
+        let now = crate::platform::now_ms();
+        assert!(now.is_some(), "std has a clock");
+        // No window open yet, then inside the burst: the full decision prints.
+        assert!(!suppressed_in_window(&st, p, EIO));
+        assert!(decide_state(&st, p, EIO, now).emits());
+        assert!(!suppressed_in_window(&st, p, EIO));
+        assert!(decide_state(&st, p, EIO, now).emits());
+        // Past the burst, inside the window: both hold back, and count alike.
+        assert!(suppressed_in_window(&st, p, EIO));
+        assert!(!decide_state(&st, p, EIO, now).emits());
+        let c = st.counters();
+        assert_eq!((c.logged, c.suppressed), (2, 2));
+        assert_eq!(st.log_rate.missed.load(Ordering::Relaxed), 2);
+        // Runtime control state, or a policy that is not a rate limit: the full decision.
+        st.update_flags(FlagOp::Add, flags::PRINT_ON);
+        assert!(!suppressed_in_window(&st, p, EIO));
+        assert_eq!(st.counters().suppressed, 2);
+        let always = SiteState::new();
+        assert!(!suppressed_in_window(&always, Some(Policy::Always), EIO));
+        // A window that is over: the full decision closes it and prints.
+        let st = SiteState::new();
+        let short = Some(Policy::RateLimited {
+            burst: 1,
+            interval_ms: 1,
+        });
+        let then = now.map(|n| n.wrapping_sub(10));
+        assert!(decide_state(&st, short, EIO, then).emits());
+        assert!(!suppressed_in_window(&st, short, EIO));
+    }
 }
 
 #[cfg(all(test, loom))]

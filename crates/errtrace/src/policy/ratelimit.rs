@@ -90,7 +90,8 @@ pub(crate) fn ratelimit(
 ///
 /// A thread that read the clock before another thread opened a newer window sees `now` behind
 /// `start`: that is inside the new window, not 49 days later (found by the loom model).
-fn window_over(now: u32, start: u32, interval_ms: u32) -> bool {
+#[inline]
+pub(crate) fn window_over(now: u32, start: u32, interval_ms: u32) -> bool {
     let elapsed = now.wrapping_sub(start);
     (elapsed as i32) >= 0 && elapsed >= interval_ms
 }
