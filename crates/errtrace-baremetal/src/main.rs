@@ -9,7 +9,9 @@
 //!    recorder's dump while the error is still live;
 //! 3. a fault point forced to fail by a control query, and the error it injects reported at a
 //!    boundary;
-//! 4. the list of sites, which includes an `err!` site that never fired: the link-time registry
+//! 4. a bus scan that expects `EREMOTEIO` from absent addresses (`errtrace::expecting`): their
+//!    creator's lines are held back and counted;
+//! 5. the list of sites, which includes an `err!` site that never fired: the link-time registry
 //!    (kept in flash by errtrace's `errtrace-registry.x`) survived into the firmware.
 //!
 //! Every line goes to the host's standard output through semihosting. `bash
@@ -24,7 +26,7 @@ use core::fmt;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::debug::{self, EXIT_FAILURE, EXIT_SUCCESS};
 use cortex_m_semihosting::{hprint, hprintln};
-use errtrace::code::{EBUSY, EIO, ETIMEDOUT};
+use errtrace::code::{EBUSY, EIO, EREMOTEIO, ETIMEDOUT};
 use errtrace::sink::{Record, Sink};
 use errtrace::{boundary, control, err, fail_point, recorder, ResultExt};
 // A panic prints its message by semihosting and ends qemu with a failure status.
@@ -69,7 +71,7 @@ fn read_reg(reg: u8) -> errtrace::Result<u8> {
 }
 
 /// Waits for the sensor to be ready. The sensor is never busy here, so this `err!` site never
-/// fires; it is listed all the same (step 4), from the registry.
+/// fires; it is listed all the same (step 5), from the registry.
 fn wait_ready() -> errtrace::Result {
     if read_reg(REG_STATUS)? & 1 != 0 {
         return Err(err!(ETIMEDOUT, "sensor stayed busy"));
@@ -95,6 +97,28 @@ fn probe() -> errtrace::Result {
 fn enable_irq() -> errtrace::Result {
     fail_point!("sensor_irq", EBUSY);
     Ok(())
+}
+
+/// Whether a sensor answers at `addr` on the bus: only 0x48 does; elsewhere the transfer gets
+/// no acknowledge, and the creator would print a line for each address.
+fn ping(addr: u8) -> errtrace::Result {
+    if addr != 0x48 {
+        return Err(err!(EREMOTEIO, "no ACK from {:#x}", addr));
+    }
+    Ok(())
+}
+
+/// A bus scan: the caller expects `EREMOTEIO` from absent addresses (`errtrace::expecting`), so
+/// their creator's lines are held back, in the program's one context; any other error goes up.
+fn scan() -> errtrace::Result<u32> {
+    let mut found = 0u32;
+    for addr in 0x44u8..0x4c {
+        match errtrace::expecting(EREMOTEIO, || ping(addr)) {
+            Ok(()) => found = found.wrapping_add(1),
+            Err(e) => e.recover(EREMOTEIO)?,
+        }
+    }
+    Ok(found)
 }
 
 // ---- the firmware ----
@@ -175,9 +199,21 @@ fn run() -> Result<(), &'static str> {
         return Err("the fault point failed twice");
     }
 
-    // Step 4: every site, with its counters. `wait_ready`'s `err!` never fired: only the
+    // Step 4: a bus scan of eight addresses, one of which answers. The seven misses print
+    // nothing; they are counted at `ping`'s site (step 5).
+    hprintln!("4. a bus scan expecting EREMOTEIO: the absent addresses print nothing");
+    match scan() {
+        Ok(1) => hprintln!("scan: 1 sensor found"),
+        Ok(_) => return Err("the scan did not find exactly one sensor"),
+        Err(e) => {
+            e.handled();
+            return Err("the scan failed");
+        }
+    }
+
+    // Step 5: every site, with its counters. `wait_ready`'s `err!` never fired: only the
     // link-time registry knows it.
-    hprintln!("4. the sites, from the link-time registry");
+    hprintln!("5. the sites, from the link-time registry");
     control::list(&mut Console).map_err(|_| "the listing failed")?;
     let never_fired = control::sites().any(|s| {
         s.origin().function == Some("errtrace_baremetal::wait_ready") && s.counters().created == 0
