@@ -8,7 +8,6 @@
 //! (for ids beyond the blocks, and for sites still being linked) plus its counter in every
 //! block. Blocks start on their own cache lines; all zeros until used (`.bss`).
 
-use crate::site::SiteState;
 use crate::sync::{AtomicU32, Ordering};
 
 /// One shard's block: `created` then `propagated`, indexed by site id (`1..M`; entry 0 is
@@ -91,23 +90,6 @@ impl<const S: usize, const M: usize> ShardedCounters<S, M> {
             )
         })
     }
-}
-
-/// Counts one `which` for `site`: in `shard`'s block, or in the site's own atomic when its id
-/// has no counter in the blocks.
-#[inline(always)]
-pub(crate) fn count(shard: u32, site: &SiteState, which: Count) {
-    #[cfg(not(loom))]
-    if COUNTERS.add(shard, site.raw_id(), which) {
-        return;
-    }
-    #[cfg(loom)]
-    let _ = shard;
-    let own = match which {
-        Count::Created => &site.created,
-        Count::Propagated => &site.propagated,
-    };
-    own.fetch_add(1, Ordering::Relaxed);
 }
 
 /// The global counters.

@@ -131,8 +131,6 @@ pub mod config;
 #[cfg(not(loom))]
 pub mod control;
 mod counters;
-#[cfg(feature = "dyndbg")]
-mod dyndbg;
 #[cfg(not(loom))]
 mod emit;
 #[cfg(not(loom))]
@@ -153,6 +151,8 @@ pub mod policy;
 pub mod probe;
 #[allow(unsafe_code)]
 mod raw;
+#[cfg(not(loom))]
+mod record;
 pub mod recorder;
 #[cfg(not(loom))]
 mod report;

@@ -29,7 +29,7 @@ impl Error {
         let st = site.state();
         let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();
-        crate::counters::count(cpu, st, Count::Created);
+        st.count(cpu, Count::Created);
         site.note_code(u32::from(code.get()));
         let claimed = RECORDER.claim(NewEvent {
             code,

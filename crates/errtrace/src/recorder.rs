@@ -297,7 +297,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     pub(crate) fn travelled(&self, seq: u32) {
         let Some(slot) = self.slot(seq) else { return };
         if let Some(site) = slot.site() {
-            crate::counters::count(slot.cpu(), site, Count::Propagated);
+            site.count(slot.cpu(), Count::Propagated);
         }
     }
 

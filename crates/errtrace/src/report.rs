@@ -12,7 +12,7 @@
 use crate::error::Error;
 #[cfg(feature = "std")]
 use crate::raw::Story;
-use crate::sink::{Record, RecordKind};
+use crate::record::{Record, RecordKind};
 use crate::site::flags;
 use core::fmt;
 

@@ -44,6 +44,9 @@ use crate::raw::{AtomicRef, SetOnce};
 use crate::sync::{loom_const_fn, AtomicU32, Ordering};
 use core::panic::Location;
 
+#[cfg(feature = "dyndbg")]
+pub(crate) mod dyndbg;
+
 /// Per-site control flags.
 pub mod flags {
     /// `+p` was given: print even quiet and debug sites.
@@ -109,7 +112,7 @@ pub struct Site {
     pub(crate) state: SiteState,
     /// The site's dynamic_debug descriptor and the site's check of its `p` (`dyndbg` feature).
     #[cfg(feature = "dyndbg")]
-    pub(crate) dyndbg: Option<crate::dyndbg::Attached>,
+    pub(crate) dyndbg: Option<dyndbg::Attached>,
     /// Whether the site prints by default (then the descriptor's `p` changes nothing).
     #[cfg(feature = "dyndbg")]
     pub(crate) dyndbg_prints: bool,
@@ -163,10 +166,10 @@ impl Site {
     #[cfg(feature = "dyndbg")]
     pub const fn with_dyndbg(
         self,
-        descriptor: &'static crate::dyndbg::DynDebug,
+        descriptor: &'static dyndbg::DynDebug,
         print: fn() -> bool,
     ) -> Site {
-        let prints = crate::dyndbg::prints_by_default(
+        let prints = dyndbg::prints_by_default(
             self.kind,
             self.policy,
             !self.format.is_empty(),
@@ -490,9 +493,26 @@ impl SiteState {
         match self.site.load(Ordering::Relaxed) {
             Some(site) => site
                 .dyndbg
-                .map_or(0, |(d, print)| crate::dyndbg::overrides(d, site, print)),
+                .map_or(0, |(d, print)| dyndbg::overrides(d, site, print)),
             None => 0,
         }
+    }
+
+    /// Counts one `which` for this site: in `shard`'s block of the per-shard counters, or in
+    /// the site's own atomic when its id has no counter in the blocks.
+    #[inline(always)]
+    pub(crate) fn count(&self, shard: u32, which: crate::counters::Count) {
+        #[cfg(not(loom))]
+        if crate::counters::COUNTERS.add(shard, self.raw_id(), which) {
+            return;
+        }
+        #[cfg(loom)]
+        let _ = shard;
+        let own = match which {
+            crate::counters::Count::Created => &self.created,
+            crate::counters::Count::Propagated => &self.propagated,
+        };
+        own.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The raw id word: the id, or a value whose low 16 bits are 0 and which is above every

@@ -21,7 +21,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("counters", 1),
     ("lifecycle", 1),
     ("probe", 1),
-    ("dyndbg", 1),
     ("unrecorded", 1),
     ("expect", 1),
     // decision
@@ -32,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("emit", 3),
     ("make", 3),
     ("sink", 3),
+    ("record", 3),
     ("report", 3),
     // control/boundary and the public facade
     ("control", 4),
@@ -62,8 +62,26 @@ fn module_of(file: &Path, src: &Path) -> String {
     rel.to_string_lossy().replace('/', "::")
 }
 
-#[test]
-fn layers_import_only_downward() {
+/// The map entry that owns `module` (the longest entry that prefixes it).
+fn owner_of(module: &str) -> Option<&'static str> {
+    LAYERS
+        .iter()
+        .filter(|(m, _)| module == *m || module.starts_with(&format!("{m}::")))
+        .max_by_key(|(m, _)| m.len())
+        .map(|(m, _)| *m)
+}
+
+/// One `crate::…` path in the code (not in comments or test modules): the file's module, the
+/// map entry the path names, the path, and where.
+struct Use {
+    module: String,
+    target: &'static str,
+    path: String,
+    at: String,
+}
+
+/// Every `crate::…` path of the core's sources that names a module of the map.
+fn uses() -> Vec<Use> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = vec![];
     let mut dirs = vec![src.clone()];
@@ -77,11 +95,9 @@ fn layers_import_only_downward() {
             }
         }
     }
-    let mut violations = vec![];
-    let mut checked = 0;
+    let mut out = vec![];
     for f in &files {
         let module = module_of(f, &src);
-        let own = layer_of(&module).unwrap_or_else(|| panic!("{module}: not in the layer map"));
         let text = std::fs::read_to_string(f).unwrap();
         // Test modules may reach anything.
         let code = text.split("#[cfg(all(test").next().unwrap();
@@ -97,7 +113,7 @@ fn layers_import_only_downward() {
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                     .collect();
-                let path = path.trim_end_matches(':');
+                let path = path.trim_end_matches(':').to_string();
                 let target = path
                     .split("::")
                     .scan(String::new(), |acc, seg| {
@@ -107,30 +123,99 @@ fn layers_import_only_downward() {
                         acc.push_str(seg);
                         Some(acc.clone())
                     })
-                    .filter(|m| layer_of(m).is_some() && LAYERS.iter().any(|(l, _)| l == m))
+                    .filter_map(|m| LAYERS.iter().find(|(l, _)| *l == m).map(|(l, _)| *l))
                     .last();
-                if let Some(t) = target {
-                    checked += 1;
-                    let theirs = layer_of(&t).unwrap();
-                    if theirs > own {
-                        violations.push(format!(
-                            "{}:{}: {module} (layer {own}) uses crate::{path} (layer {theirs})",
-                            f.strip_prefix(&src).unwrap().display(),
-                            n + 1
-                        ));
-                    }
-                }
                 rest = &after[path.len()..];
+                if let Some(target) = target {
+                    out.push(Use {
+                        module: module.clone(),
+                        target,
+                        path,
+                        at: format!("{}:{}", f.strip_prefix(&src).unwrap().display(), n + 1),
+                    });
+                }
             }
         }
     }
+    out
+}
+
+#[test]
+fn layers_import_only_downward() {
+    let uses = uses();
+    let mut violations = vec![];
+    for u in &uses {
+        let own =
+            layer_of(&u.module).unwrap_or_else(|| panic!("{}: not in the layer map", u.module));
+        let theirs = layer_of(u.target).unwrap();
+        if theirs > own {
+            violations.push(format!(
+                "{}: {} (layer {own}) uses crate::{} (layer {theirs})",
+                u.at, u.module, u.path
+            ));
+        }
+    }
     assert!(
-        checked > 50,
-        "only {checked} paths checked: is the scan broken?"
+        uses.len() > 50,
+        "only {} paths checked: is the scan broken?",
+        uses.len()
     );
     assert!(
         violations.is_empty(),
         "upward imports:\n{}",
         violations.join("\n")
     );
+}
+
+/// No two modules of the map use each other, directly or through others (a module's own
+/// children are part of it): each concept can be read, and changed, below the ones that use it.
+#[test]
+fn modules_import_no_cycles() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut edges: BTreeMap<&str, BTreeMap<&str, String>> = BTreeMap::new();
+    for u in uses() {
+        let from = owner_of(&u.module).unwrap();
+        if from != u.target {
+            edges
+                .entry(from)
+                .or_default()
+                .entry(u.target)
+                .or_insert(u.at);
+        }
+    }
+    // Depth-first search for a back edge; report the cycle with one place per edge.
+    fn visit<'a>(
+        m: &'a str,
+        edges: &BTreeMap<&'a str, BTreeMap<&'a str, String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<&'a str>> {
+        if let Some(i) = path.iter().position(|p| *p == m) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(m);
+            return Some(cycle);
+        }
+        if !done.insert(m) {
+            return None;
+        }
+        path.push(m);
+        for next in edges.get(m).into_iter().flat_map(|e| e.keys()) {
+            if let Some(c) = visit(next, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in edges.keys() {
+        let mut path = vec![];
+        if let Some(cycle) = visit(m, &edges, &mut path, &mut done) {
+            let steps: Vec<String> = cycle
+                .windows(2)
+                .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[w[0]][w[1]]))
+                .collect();
+            panic!("an import cycle:\n{}", steps.join("\n"));
+        }
+    }
 }

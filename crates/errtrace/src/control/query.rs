@@ -400,13 +400,13 @@ fn parse_range(s: &str) -> Option<(u32, u32)> {
 
 /// The flag characters of a query and their bits, in the order [`FLAGS_EXPECTED`] names them.
 const FLAG_CHARS: [(char, u32); 8] = [
-    ('p', crate::control::flags::PRINT_ON),
-    ('f', crate::control::flags::FUNCTION),
-    ('l', crate::control::flags::LINE),
-    ('m', crate::control::flags::MODULE),
-    ('t', crate::control::flags::THREAD),
-    ('s', crate::control::flags::SOURCE),
-    ('h', crate::control::flags::TRAIL),
+    ('p', crate::site::flags::PRINT_ON),
+    ('f', crate::site::flags::FUNCTION),
+    ('l', crate::site::flags::LINE),
+    ('m', crate::site::flags::MODULE),
+    ('t', crate::site::flags::THREAD),
+    ('s', crate::site::flags::SOURCE),
+    ('h', crate::site::flags::TRAIL),
     ('_', 0),
 ];
 
@@ -660,7 +660,7 @@ fn parse_fail(input: &str, mut w: Words<'_>, end: usize) -> Result<Option<Comman
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::flags::*;
+    use crate::site::flags::*;
     use std::string::ToString;
     use std::vec::Vec;
 

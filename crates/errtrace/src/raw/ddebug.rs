@@ -1,5 +1,5 @@
 //! The kernel's `struct _ddebug` as a Rust static (the `dyndbg` feature): storage the kernel
-//! writes while Rust code runs. What its flags mean to errtrace is [`crate::dyndbg`]'s.
+//! writes while Rust code runs. What its flags mean to errtrace is [`crate::site::dyndbg`]'s.
 
 use crate::sync::{AtomicU32, Ordering};
 

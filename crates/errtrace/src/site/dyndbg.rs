@@ -39,10 +39,10 @@
 //! function field, which holds the Rust module path (`demo::bus`): a Rust function's name is not
 //! a constant C string.
 
+use super::{flags, Site, SiteKind};
 use crate::policy::kind::Policy;
 use crate::raw::ddebug::dd;
 pub(crate) use crate::raw::ddebug::DynDebug;
-use crate::site::{flags, Site, SiteKind};
 
 /// A site's descriptor, with the site's own check of the descriptor's `p` (a static branch on its
 /// key where the kernel has jump labels, a load of its flags word elsewhere).
