@@ -78,8 +78,8 @@ STORAGE_ENV=(ERRTRACE_LOCATION_SITES="$LOCATION_SITES" ERRTRACE_RECORDER_SLOTS="
 # -Copt-level=2, with IBT and return thunks), tinyconfig for size (-Copt-level=s).
 MAX_DATA_BSS_73=43008
 MAX_DATA_BSS_612=38912
-MAX_TEXT_73=81920
-MAX_TEXT_612=58368
+MAX_TEXT_73=83968
+MAX_TEXT_612=59392
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}

@@ -52,7 +52,11 @@ impl Entry {
     }
 
     fn load(&self) -> CodeSet {
-        CodeSet::from_words(self.codes.each_ref().map(|w| w.load(Ordering::Relaxed)))
+        let mut words = [0u32; 8];
+        for (w, cell) in words.iter_mut().zip(&self.codes) {
+            *w = cell.load(Ordering::Relaxed);
+        }
+        CodeSet::from_words(words)
     }
 
     fn store(&self, set: CodeSet) {

@@ -48,9 +48,7 @@ pub(crate) mod ratelimit;
 pub use crate::emit::{flush_suppressed, unhandled_drops};
 pub use classes::default_for;
 #[cfg(not(loom))]
-pub use classes::{
-    default_ratelimit, set_code_policy, set_default_ratelimit, TooManyCodes, OTHER_CODES,
-};
+pub use classes::{default_ratelimit, set_code_policy, set_default_ratelimit, NotAnErrno};
 pub use decide::effective;
 pub use kind::{
     Policy, DEFAULT_BURST, DEFAULT_INTERVAL_MS, MAX_RUNTIME_BURST, MAX_RUNTIME_INTERVAL_MS,

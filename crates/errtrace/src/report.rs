@@ -433,28 +433,18 @@ fn write_last_seen(f: &mut fmt::Formatter<'_>, e: &Error) -> fmt::Result {
             "; where is unknown (no hop since its origin: #[errtrace::trace] or .during() on \
              its way would tell)",
         ),
-        Some(h) if kept >= total => {
-            let l = h.location;
-            write!(
-                f,
-                ", last seen at {}:{}:{} (its last hop: dropped there or in a caller)",
-                l.file(),
-                l.line(),
-                l.column()
-            )
-        }
-        Some(h) => {
-            let l = h.location;
-            write!(
-                f,
-                "; where is unknown (after {}:{}:{} it took {}{} more hops than are kept)",
-                l.file(),
-                l.line(),
-                l.column(),
-                total.wrapping_sub(kept),
-                crate::recorder::or_more(total)
-            )
-        }
+        Some(h) if kept >= total => write!(
+            f,
+            ", last seen at {} (its last hop: dropped there or in a caller)",
+            h.location
+        ),
+        Some(h) => write!(
+            f,
+            "; where is unknown (after {} it took {}{} more hops than are kept)",
+            h.location,
+            total.wrapping_sub(kept),
+            crate::recorder::or_more(total)
+        ),
     }
 }
 

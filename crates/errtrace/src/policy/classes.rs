@@ -66,35 +66,16 @@ const fn quiet_codes(env: Option<&str>) -> [u16; 16] {
     }
 }
 
-/// Per code: the kind field of a policy word set by [`set_code_policy`], 0 when not set. Indexed
+/// Per errno: the kind field of a policy word set by [`set_code_policy`], 0 when not set. Indexed
 /// by the code's bit in a [`CodeSet`](crate::code::CodeSet) (every Linux errno: codes below 192
 /// and from 512 to 575), 256 bytes instead of one byte for each of the 4095 possible codes.
 #[cfg(not(loom))]
 static CLASS: [AtomicU8; 256] = [const { AtomicU8::new(0) }; 256];
 
-/// Codes outside those ranges with a class of their own: `code << 8 | kind`, 0 when free.
-#[cfg(not(loom))]
-static OTHER_CLASS: [AtomicU32; OTHER_CODES] = [const { AtomicU32::new(0) }; OTHER_CODES];
-
-/// How many codes outside the errno ranges can have a default policy of their own.
-pub const OTHER_CODES: usize = 8;
-
 /// The class cell of `code`, if it has a bit.
 #[cfg(not(loom))]
 fn class_cell(code: Code) -> Option<&'static AtomicU8> {
     crate::code::set::bit(code).and_then(|b| CLASS.get(b as usize))
-}
-
-/// The class of a code outside the errno ranges, 0 when not set.
-#[cfg(not(loom))]
-#[cold]
-fn other_class(code: Code) -> u32 {
-    let want = u32::from(code.get());
-    OTHER_CLASS
-        .iter()
-        .map(|c| c.load(Ordering::Relaxed))
-        .find(|w| w >> 8 == want)
-        .map_or(0, |w| w & 0xFF)
 }
 
 #[cfg(not(loom))]
@@ -123,10 +104,7 @@ pub const fn quiet_by_name(name: &str) -> bool {
 #[cfg(not(loom))]
 #[inline]
 pub(crate) fn kind_of(code: Code) -> u32 {
-    let set = match class_cell(code) {
-        Some(c) => u32::from(c.load(Ordering::Relaxed)),
-        None => other_class(code),
-    };
+    let set = class_cell(code).map_or(0, |c| u32::from(c.load(Ordering::Relaxed)));
     if set != 0 {
         set
     } else if BUILD_QUIET.contains(&code.get()) {
@@ -159,13 +137,12 @@ pub fn default_for(code: Code) -> Policy {
 /// Sets the default policy of `code` at start-up. Only the kind of `policy` matters for
 /// [`Policy::RateLimited`]: its numbers come from [`set_default_ratelimit`].
 ///
-/// Every Linux errno can have its own default. Of the codes that are not errnos (192 to 511,
-/// from 576), at most [`OTHER_CODES`] can; beyond that the call is refused.
+/// Every Linux errno (below 192, and the kernel's 512 to 575) can have its own default; another
+/// value is refused.
 ///
 /// # Errors
 ///
-/// [`TooManyCodes`] when `code` is not an errno and [`OTHER_CODES`] such codes have a default
-/// of their own already.
+/// [`NotAnErrno`] when `code` is not in those ranges.
 ///
 /// # Examples
 ///
@@ -175,46 +152,31 @@ pub fn default_for(code: Code) -> Policy {
 /// assert_eq!(policy::default_for(ETIMEDOUT), Policy::Quiet);
 /// ```
 #[cfg(not(loom))]
-pub fn set_code_policy(code: Code, policy: Policy) -> Result<(), TooManyCodes> {
-    let kind = policy.to_word() & kind::KIND_MASK;
-    if let Some(c) = class_cell(code) {
-        c.store(kind as u8, Ordering::Relaxed);
-        return Ok(());
-    }
-    let want = u32::from(code.get());
-    let word = want << 8 | kind;
-    for c in &OTHER_CLASS {
-        let cur = c.load(Ordering::Relaxed);
-        if cur >> 8 == want {
-            c.store(word, Ordering::Relaxed);
-            return Ok(());
-        }
-    }
-    for c in &OTHER_CLASS {
-        if c.compare_exchange(0, word, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
-        {
-            return Ok(());
-        }
-    }
-    Err(TooManyCodes)
+pub fn set_code_policy(code: Code, policy: Policy) -> Result<(), NotAnErrno> {
+    let cell = class_cell(code).ok_or(NotAnErrno(code))?;
+    cell.store(
+        (policy.to_word() & kind::KIND_MASK) as u8,
+        Ordering::Relaxed,
+    );
+    Ok(())
 }
 
-/// [`set_code_policy`] was refused: [`OTHER_CODES`] codes that are not errnos have a default of
-/// their own already.
+/// [`set_code_policy`] was refused: the code is not a Linux errno (it is from 192 to 511, or
+/// above 575), and only errnos have a default policy of their own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooManyCodes;
+pub struct NotAnErrno(pub Code);
 
-impl core::fmt::Display for TooManyCodes {
+impl core::fmt::Display for NotAnErrno {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "errtrace: at most {OTHER_CODES} codes that are not errnos can have a default policy"
+            "errtrace: {} is not an errno: it cannot have a default policy",
+            self.0.get()
         )
     }
 }
 
-impl core::error::Error for TooManyCodes {}
+impl core::error::Error for NotAnErrno {}
 
 /// Sets the default burst and interval of rate-limited sites.
 #[cfg(not(loom))]

@@ -56,7 +56,7 @@ impl core::fmt::Display for Hop {
     /// `src/main.rs:17:5 (logged here)`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let l = self.location;
-        write!(f, "{}:{}:{}", l.file(), l.line(), l.column())?;
+        write!(f, "{l}")?;
         match self.message {
             Some(m) if self.is_where_logged() => write!(f, " ({m})")?,
             Some(m) => write!(f, " \"{m}\"")?,
