@@ -52,10 +52,17 @@
 use crate::code::Code;
 use crate::counters::Count;
 pub use crate::raw::Hop;
+
+mod dump;
+mod event;
 use crate::raw::{CopyError, Fill, Slot};
 use crate::site::{Origin, SiteRef, SiteState};
 use crate::sync::{AtomicU32, Ordering};
 use core::panic::Location;
+#[cfg(not(loom))]
+pub use dump::{dump, write_event};
+use event::origin_of;
+pub use event::{Event, Missing};
 
 /// A shard's head, on its own cache line.
 #[repr(align(64))]
@@ -74,95 +81,6 @@ pub(crate) struct NewEvent {
     pub(crate) location: Option<&'static Location<'static>>,
     /// Thread or CPU id.
     pub(crate) cpu: u32,
-}
-
-/// A consistent copy of one event.
-#[derive(Clone, Copy, Debug)]
-pub struct Event<const H: usize = { crate::config::HOPS }> {
-    seq: u32,
-    code: Code,
-    site: Option<SiteRef>,
-    loc: Option<&'static Location<'static>>,
-    cpu: u32,
-    live: bool,
-    total_hops: u32,
-    hops: [Option<Hop>; H],
-}
-
-impl<const H: usize> Event<H> {
-    /// The event's sequence number (also in the error: [`Error::seq`](crate::Error::seq)).
-    pub fn seq(&self) -> u32 {
-        self.seq
-    }
-    /// The event's number in its shard (the low 16 bits of the shard's count): what
-    /// [`dump`] prints after `#`.
-    pub fn number(&self) -> u32 {
-        self.seq >> 16
-    }
-    /// The error code.
-    pub fn code(&self) -> Code {
-        self.code
-    }
-    /// The origin's site.
-    pub fn site(&self) -> Option<SiteRef> {
-        self.site
-    }
-    /// Thread/CPU id (`u32::MAX` when unknown).
-    pub fn cpu(&self) -> u32 {
-        self.cpu
-    }
-    /// Whether the error still exists.
-    pub fn is_live(&self) -> bool {
-        self.live
-    }
-    /// All hops taken, including those beyond the ones kept, up to [`Event::HOPS_COUNTED`]: past
-    /// it the count stays there and [`Event::hops_saturated`] is `true` (the count is then a lower
-    /// bound).
-    pub fn total_hops(&self) -> u32 {
-        self.total_hops
-    }
-    /// The most hops [`Event::total_hops`] counts.
-    pub const HOPS_COUNTED: u32 = crate::raw::HOP_COUNT_MAX;
-    /// Whether the hop count reached [`Event::HOPS_COUNTED`] and stopped there: the error took at
-    /// least that many hops.
-    pub fn hops_saturated(&self) -> bool {
-        self.total_hops >= Self::HOPS_COUNTED
-    }
-    /// Hops taken but not kept (the "+N more").
-    pub fn more_hops(&self) -> u32 {
-        self.total_hops.saturating_sub(H as u32)
-    }
-    /// The kept hops, oldest (nearest the origin) first.
-    pub fn hops(&self) -> impl Iterator<Item = Hop> + '_ {
-        self.hops.iter().flatten().copied()
-    }
-    /// The origin.
-    pub fn origin(&self) -> Option<Origin> {
-        origin_of(self.loc, self.site)
-    }
-}
-
-/// An event's origin: the exact location a location site's error was made at, else its site's.
-fn origin_of(loc: Option<&'static Location<'static>>, site: Option<SiteRef>) -> Option<Origin> {
-    match (loc, site) {
-        (Some(l), _) => Some(Origin::from_location(l)),
-        (None, Some(s)) => Some(s.origin()),
-        (None, None) => None,
-    }
-}
-
-/// Why the recorder has no trail for a sequence number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Missing {
-    /// The error was never recorded (every slot held a live error).
-    Unrecorded,
-    /// The event was overwritten by newer ones (only possible for errors that no longer exist).
-    Overwritten {
-        /// How many newer events were recorded since in its shard.
-        newer: u32,
-    },
-    /// Readers kept colliding with writers; try again.
-    Busy,
 }
 
 /// A flight recorder of `S` shards (a power of two) of `P` slots each (a power of two);
@@ -495,81 +413,6 @@ pub fn read(seq: u32) -> Result<Event, Missing> {
 #[cfg(not(loom))]
 pub fn unrecorded() -> u32 {
     RECORDER.unrecorded()
-}
-
-/// Writes the global recorder's events, one block per event:
-///
-/// ```text
-/// #41 EIO (-5) cpu 0 released: crates/demo/src/bus.rs:42:13 in demo::bus::read_reg
-///     via crates/demo/src/sensor.rs:88:9 "reading chip id"
-/// ```
-///
-/// # Errors
-///
-/// The writer's error.
-///
-/// # Examples
-///
-/// ```
-/// use errtrace::code::EIO;
-/// let e = errtrace::err!(EIO);
-/// let mut out = String::new();
-/// errtrace::recorder::dump(&mut out).unwrap();
-/// assert!(out.contains("EIO (-5)"));
-/// e.handled();
-/// ```
-#[cfg(not(loom))]
-pub fn dump(out: &mut dyn core::fmt::Write) -> core::fmt::Result {
-    let mut result = Ok(());
-    RECORDER.for_each(|ev| {
-        if result.is_err() {
-            return;
-        }
-        result = write_event(out, ev);
-    });
-    result
-}
-
-/// Writes one event as [`dump`] does.
-///
-/// # Errors
-///
-/// The writer's error.
-#[cfg(not(loom))]
-pub fn write_event(out: &mut dyn core::fmt::Write, ev: &Event) -> core::fmt::Result {
-    write!(
-        out,
-        "#{} {:?} ({})",
-        ev.number(),
-        ev.code(),
-        ev.code().to_errno()
-    )?;
-    if ev.cpu() != u32::MAX {
-        write!(out, " cpu {}", ev.cpu())?;
-    }
-    out.write_str(if ev.is_live() { " live" } else { " released" })?;
-    match ev.origin() {
-        Some(o) => {
-            write!(out, ": {o}")?;
-            if let Some(f) = o.function {
-                write!(out, " in {f}")?;
-            }
-        }
-        None => out.write_str(": <unknown origin>")?,
-    }
-    out.write_char('\n')?;
-    for hop in ev.hops() {
-        writeln!(out, "    via {hop}")?;
-    }
-    if ev.more_hops() > 0 {
-        writeln!(
-            out,
-            "    (+{}{} more hops)",
-            ev.more_hops(),
-            or_more(ev.total_hops())
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(all(test, not(loom)))]

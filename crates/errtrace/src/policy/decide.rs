@@ -188,7 +188,8 @@ pub(crate) fn decide_drop(site: SiteRef) -> Decision {
     ))
 }
 
-#[cfg(all(test, not(loom)))]
+// With `std`: the test needs the default clock.
+#[cfg(all(test, not(loom), feature = "std"))]
 mod tests {
     use super::*;
     use crate::code::EIO;
