@@ -103,7 +103,7 @@ PARTS = [
     ("hop append (the slot from the handle, the cell stores, the count)", r"Recorder<_>::hop_owned"),
     ("release (recorder slot: clear LIVE; a travelled error's count)", r"Recorder<_>::(release_owned|travelled)"),
     ("reported/logged checks (recorder slot)", r"Recorder<_>::(is_reported|mark_reported)"),
-    ("per-shard counters (errors made, travelled)", r"errtrace::counters::"),
+    ("per-shard counters (errors made, travelled)", r"errtrace::counters::|SiteState>::count$"),
     ("site (static site's link check, location pool lookup, id)", r"errtrace::site::"),
     ("cpu id / clock hooks", r"errtrace::platform::"),
     ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_m?s|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
