@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
 use crate::logging::Names;
-use crate::model::{Boundary, Callee, CheckKind, FileSummary, How, Site, Target};
+use crate::model::{Boundary, CheckKind, FileSummary, How, Site, Target};
 use crate::resolve::{FnId, Index, Resolution};
 
 /// The output of the analysis: findings (suppressions applied) and how many were suppressed.
@@ -117,7 +117,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 // A deferral handed back on purpose (`if e == EPROBE_DEFER { return Err(e) }`).
                 Target::Call(_) if site.quiet_errno() => {}
                 Target::Call(callee) => match index.resolve(callee, id) {
-                    r if reported_by_callee(&index, names, callee, &r, id) => {}
+                    r if crate::explained::reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the
                     // allocator reports its failure.
                     Resolution::NotFound | Resolution::Ambiguous(_) if site.allocation => {}
@@ -384,50 +384,6 @@ fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
             Some(kept)
         })
         .collect()
-}
-
-/// Does the called function report its own failure (an allocation)? By the name as written
-/// (`KBox::new(…)`), or by every in-tree function the call resolves to (`numbers.push(…)` on
-/// a `KVec`).
-pub(crate) fn reported_by_callee(
-    index: &Index,
-    names: &Names,
-    callee: &Callee,
-    resolution: &Resolution,
-    caller: FnId,
-) -> bool {
-    if let Callee::Path(segs) = callee {
-        let owner = segs
-            .len()
-            .checked_sub(2)
-            .and_then(|i| segs.get(i))
-            .map(String::as_str);
-        if names.is_reported_by_callee(owner, callee.name()) {
-            return true;
-        }
-        // As written, and with its first segment's `use` followed (`Registration::new` after
-        // `use kernel::driver::Registration`).
-        let written: Vec<&str> = segs.iter().map(String::as_str).collect();
-        if names.c_side_prints(&written) || names.c_side_prints(&index.expand_use(segs, caller)) {
-            return true;
-        }
-    }
-    if let Callee::Method(m) | Callee::SelfMethod(m) = callee {
-        if names.c_side_prints(&[m.as_str()]) {
-            return true;
-        }
-    }
-    let targets: &[FnId] = match resolution {
-        Resolution::Resolved(t) => std::slice::from_ref(t),
-        Resolution::Many(ts) => ts,
-        _ => return false,
-    };
-    !targets.is_empty()
-        && targets.iter().all(|&t| {
-            index
-                .func(t)
-                .is_some_and(|f| names.is_reported_by_callee(f.owner.as_deref(), &f.name))
-        })
 }
 
 fn made_text(site: &Site) -> String {

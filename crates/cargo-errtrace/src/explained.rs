@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use crate::logging::Names;
-use crate::model::{CheckKind, Site, Target};
+use crate::model::{Callee, CheckKind, Site, Target};
 use crate::resolve::{FnId, Index, Resolution};
 
 /// The in-tree functions that log every failure themselves: each error exit has a log attached
@@ -30,7 +30,7 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                     Target::OriginFn(_) => false,
                     Target::Call(callee) => {
                         let r = index.resolve(callee, id);
-                        if crate::chain::reported_by_callee(index, names, callee, &r, id) {
+                        if reported_by_callee(index, names, callee, &r, id) {
                             return true;
                         }
                         match r {
@@ -107,4 +107,48 @@ pub(crate) fn explained_discards<'a>(index: &Index<'a>) -> HashSet<(&'a str, &'a
         passes_on.then_some(key)
     });
     explained
+}
+
+/// Does the called function report its own failure (an allocation)? By the name as written
+/// (`KBox::new(…)`), or by every in-tree function the call resolves to (`numbers.push(…)` on
+/// a `KVec`).
+pub(crate) fn reported_by_callee(
+    index: &Index,
+    names: &Names,
+    callee: &Callee,
+    resolution: &Resolution,
+    caller: FnId,
+) -> bool {
+    if let Callee::Path(segs) = callee {
+        let owner = segs
+            .len()
+            .checked_sub(2)
+            .and_then(|i| segs.get(i))
+            .map(String::as_str);
+        if names.is_reported_by_callee(owner, callee.name()) {
+            return true;
+        }
+        // As written, and with its first segment's `use` followed (`Registration::new` after
+        // `use kernel::driver::Registration`).
+        let written: Vec<&str> = segs.iter().map(String::as_str).collect();
+        if names.c_side_prints(&written) || names.c_side_prints(&index.expand_use(segs, caller)) {
+            return true;
+        }
+    }
+    if let Callee::Method(m) | Callee::SelfMethod(m) = callee {
+        if names.c_side_prints(&[m.as_str()]) {
+            return true;
+        }
+    }
+    let targets: &[FnId] = match resolution {
+        Resolution::Resolved(t) => std::slice::from_ref(t),
+        Resolution::Many(ts) => ts,
+        _ => return false,
+    };
+    !targets.is_empty()
+        && targets.iter().all(|&t| {
+            index
+                .func(t)
+                .is_some_and(|f| names.is_reported_by_callee(f.owner.as_deref(), &f.name))
+        })
 }

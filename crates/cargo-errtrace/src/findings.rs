@@ -3,8 +3,6 @@
 use serde::Serialize;
 use std::fmt;
 
-use crate::model::ParseError;
-
 /// The kinds of findings, in ascending severity order (used by `--deny`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -255,4 +253,17 @@ impl Report {
     pub fn count(&self, kind: Kind) -> u64 {
         self.findings.iter().filter(|f| f.kind == kind).count() as u64
     }
+}
+
+/// A parse failure, with the position syn reports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParseError {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// syn's message.
+    pub message: String,
 }

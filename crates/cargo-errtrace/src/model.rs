@@ -5,6 +5,7 @@
 //! memory held for the whole corpus is the sum of these summaries.
 
 use crate::findings::Finding;
+pub use crate::findings::ParseError;
 use crate::suppress::Suppressions;
 
 /// A position in a source file: 1-based line, 1-based column (in characters).
@@ -259,19 +260,6 @@ pub struct FnSummary {
     pub sites: Vec<Site>,
     /// Deferred checks.
     pub checks: Vec<Check>,
-}
-
-/// A parse failure, with the position syn reports.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ParseError {
-    /// Path relative to the audited root.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
-    /// syn's message.
-    pub message: String,
 }
 
 /// Everything the cross-file analysis needs from one file.
