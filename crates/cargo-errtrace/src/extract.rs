@@ -147,8 +147,9 @@ struct Walker<'n, 't> {
     gfp_call: bool,
     /// The `?` being recorded is an overflow or conversion guard.
     guard_call: bool,
-    /// Inside `if e == EPROBE_DEFER { … }`: the error returned there is a deferral.
-    deferral_depth: u32,
+    /// Inside `if e == EPROBE_DEFER { … }` (or another of the deliberate codes): the error
+    /// returned there is that code, handed back on purpose.
+    deliberate: Option<&'static str>,
     /// Inside `pin_init!`/`init!` without `? Error`: every `<-` initialiser is infallible.
     infallible_init: u32,
     out: FileSummary,
@@ -193,7 +194,7 @@ impl<'n, 't> Walker<'n, 't> {
             alloc_null_depth: 0,
             gfp_call: false,
             guard_call: false,
-            deferral_depth: 0,
+            deliberate: None,
             infallible_init: 0,
             out,
         }
@@ -435,7 +436,7 @@ impl<'n, 't> Walker<'n, 't> {
     ) {
         let allocation = self.alloc_null_depth > 0 || self.gfp_call;
         let guard = self.guard_call;
-        let errno = (self.deferral_depth > 0).then(|| "EPROBE_DEFER".to_string());
+        let errno = self.deliberate.map(str::to_string);
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {
@@ -566,7 +567,11 @@ impl<'n, 't> Walker<'n, 't> {
                         }
                         _ => false,
                     };
+                    // `Err(AllocError) => Err(ENOMEM)`: an allocation's failure.
+                    let alloc = walk::names_alloc_error(&arm.pat);
+                    self.alloc_null_depth += u32::from(alloc);
                     self.tail(&arm.body, false, depth + 1);
+                    self.alloc_null_depth -= u32::from(alloc);
                     if bound {
                         self.rethrow.pop();
                     }

@@ -185,11 +185,26 @@ pub struct Site {
     pub guard: bool,
 }
 
+/// Codes a driver hands back on purpose, which nobody waits to read about: a deferral
+/// (`EPROBE_DEFER`: the driver core records it and probes again) and the restart codes of a wait
+/// a signal interrupted (`ERESTARTSYS` …: the syscall is restarted or returns `EINTR`; user
+/// space never sees them).
+pub const DELIBERATE_CODES: &[&str] = &[
+    "EPROBE_DEFER",
+    "ERESTARTSYS",
+    "ERESTARTNOINTR",
+    "ERESTARTNOHAND",
+    "ERESTART_RESTARTBLOCK",
+];
+
 impl Site {
-    /// Named `ENOMEM` (the allocator warned) or `EPROBE_DEFER` (a deferral the driver core
-    /// records and retries): not an error anyone waits to read about.
+    /// Named by one of the [`DELIBERATE_CODES`]: not an error anyone waits to read about. (A
+    /// made `ENOMEM` is quiet only where an allocation failed, which [`Site::allocation`]
+    /// says: a bound check that returns `ENOMEM` fails without any message.)
     pub fn quiet_errno(&self) -> bool {
-        matches!(self.errno.as_deref(), Some("ENOMEM" | "EPROBE_DEFER"))
+        self.errno
+            .as_deref()
+            .is_some_and(|e| DELIBERATE_CODES.contains(&e))
     }
 }
 

@@ -17,6 +17,8 @@ const EXPECTED: &[Row] = &[
     ("allocation_gfp.rs", 1, 0, 0, 0, 0, 3, 0),
     ("c_side_prints.rs", 1, 0, 0, 0, 0, 7, 0),
     ("deferral.rs", 1, 0, 0, 0, 0, 4, 0),
+    ("restart.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("enomem_bound_check.rs", 1, 0, 0, 0, 0, 4, 0),
     ("overflow_guard.rs", 1, 0, 0, 0, 0, 7, 0),
     ("pin_init_infallible.rs", 1, 0, 0, 0, 0, 3, 0),
     ("option_closure.rs", 0, 0, 0, 0, 0, 3, 0),

@@ -156,18 +156,26 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     }
 
     fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        // `Err(AllocError) => return Err(ENOMEM)`: an error made for a failed allocation.
+        let alloc = names_alloc_error(&a.pat);
+        self.alloc_null_depth += u32::from(alloc);
         self.frames.push(false);
         visit::visit_arm(self, a);
         self.frames.pop();
+        self.alloc_null_depth -= u32::from(alloc);
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
         if let Some(f) = self.fns.last_mut() {
             f.closure_depth += 1;
         }
+        // `.map_err(|AllocError| ENOMEM)`: the same, as a closure.
+        let alloc = c.inputs.iter().any(names_alloc_error);
+        self.alloc_null_depth += u32::from(alloc);
         self.frames.push(false);
         visit::visit_expr_closure(self, c);
         self.frames.pop();
+        self.alloc_null_depth -= u32::from(alloc);
         if let Some(f) = self.fns.last_mut() {
             f.closure_depth -= 1;
         }
@@ -302,18 +310,25 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // that branch are the allocation's failure, which the allocator reports.
         let null_alloc = null_checked_local(&i.cond).is_some_and(|n| self.alloc_locals.contains(&n));
         // `if e == EPROBE_DEFER { return Err(e); }`: a deferral handed back on purpose, which
-        // the driver core records and retries (errtrace's own policy keeps it quiet too).
-        let deferral = compares_with(&i.cond, "EPROBE_DEFER");
-        if !null_alloc && !deferral {
+        // the driver core records and retries (errtrace's own policy keeps it quiet too); the
+        // same for a wait's `ERESTARTSYS`.
+        let deliberate = crate::model::DELIBERATE_CODES
+            .iter()
+            .copied()
+            .find(|c| compares_with(&i.cond, c));
+        if !null_alloc && deliberate.is_none() {
             visit::visit_expr_if(self, i);
             return;
         }
         self.visit_expr(&i.cond);
         self.alloc_null_depth += u32::from(null_alloc);
-        self.deferral_depth += u32::from(deferral);
+        let outer = self.deliberate;
+        if deliberate.is_some() {
+            self.deliberate = deliberate;
+        }
         self.visit_block(&i.then_branch);
         self.alloc_null_depth -= u32::from(null_alloc);
-        self.deferral_depth -= u32::from(deferral);
+        self.deliberate = outer;
         if let Some((_, e)) = &i.else_branch {
             self.visit_expr(e);
         }
@@ -488,4 +503,24 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             self.macro_depth -= 1;
         }
     }
+}
+
+/// A pattern that names the allocator's error (`AllocError`, `Err(AllocError)`, `_:
+/// AllocError`): what is made where it matched is an allocation's failure.
+pub(super) fn names_alloc_error(p: &syn::Pat) -> bool {
+    struct Names(bool);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            self.0 |= s.ident == "AllocError";
+            visit::visit_path_segment(self, s);
+        }
+        // `Err(AllocError)`: a unit struct in a pattern parses as an identifier.
+        fn visit_pat_ident(&mut self, i: &'ast syn::PatIdent) {
+            self.0 |= i.ident == "AllocError";
+            visit::visit_pat_ident(self, i);
+        }
+    }
+    let mut n = Names(false);
+    n.visit_pat(p);
+    n.0
 }
