@@ -1,11 +1,12 @@
-//! Discards that lose nothing: a comment next to one `let _ = f(…)` gives the reason `f` may
-//! fail unheeded, which holds wherever `f` is discarded in that crate; and a function that logs
-//! every failure itself has nothing left to lose when its result is dropped.
+//! What explains an error path without a log line at the place itself: a function that logs
+//! every failure itself has nothing left to lose when its result is dropped, and a callee that
+//! reports its own failure (an allocation, a C function that prints). A comment explains only
+//! the discard it sits on (`extract`'s job).
 
 use std::collections::HashSet;
 
 use crate::logging::Names;
-use crate::model::{Callee, CheckKind, Site, Target};
+use crate::model::{Callee, Target};
 use crate::resolve::{FnId, Index, Resolution};
 
 /// The in-tree functions that log every failure themselves: each error exit has a log attached
@@ -64,49 +65,6 @@ fn grow<K: Eq + std::hash::Hash>(
             return;
         }
     }
-}
-
-/// The functions whose discarded result the crate explains: a comment next to one `let _ =
-/// f(…)` says why `f` may fail unheeded (Rust binder: "`push_work` may fail if the process is
-/// dead, but that's ok"), which holds for every discard of `f` in that crate, and for every
-/// function whose errors are only `f`'s passed on (`push_work_if_looper` ends in
-/// `self.process.push_work(work)`). By (crate root, name).
-pub(crate) fn explained_discards<'a>(index: &Index<'a>) -> HashSet<(&'a str, &'a str)> {
-    let mut explained: HashSet<(&'a str, &'a str)> = HashSet::new();
-    for id in 0..index.fns.len() as FnId {
-        let (Some(func), Some(file)) = (index.func(id), index.file_of(id)) else {
-            continue;
-        };
-        for check in &func.checks {
-            if let CheckKind::Discard {
-                acknowledged: true,
-                callee,
-                ..
-            } = &check.kind
-            {
-                explained.insert((file.crate_root.as_str(), callee.name()));
-            }
-        }
-    }
-    if explained.is_empty() {
-        return explained;
-    }
-    // Pass-through functions, to a fixed point.
-    grow(index, &mut explained, |id, explained| {
-        let (func, file) = (index.func(id)?, index.file_of(id)?);
-        let key = (file.crate_root.as_str(), func.name.as_str());
-        if explained.contains(&key) || !index.returns_result(id) {
-            return None;
-        }
-        let exits: Vec<&Site> = func.sites.iter().filter(|s| !s.in_closure).collect();
-        let passes_on = !exits.is_empty()
-            && exits.iter().all(|s| match &s.target {
-                Target::Call(c) => explained.contains(&(key.0, c.name())),
-                _ => false,
-            });
-        passes_on.then_some(key)
-    });
-    explained
 }
 
 /// Does the called function report its own failure (an allocation)? By the name as written

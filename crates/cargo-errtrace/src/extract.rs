@@ -747,10 +747,7 @@ impl<'n, 't> Walker<'n, 't> {
             .skip((line.max(1) - 1).saturating_sub(1) as usize);
         let before = if line > 1 { lines.next() } else { None };
         let here = lines.next().unwrap_or("");
-        let is_explanation = |c: &str| {
-            let c = c.trim();
-            !c.is_empty() && !c.starts_with("errtrace-audit:")
-        };
+        let is_explanation = |c: &str| is_reason(c);
         let after = lines.next();
         let plain_comment = |l: Option<&str>| {
             l.map(str::trim)
@@ -763,4 +760,20 @@ impl<'n, 't> Walker<'n, 't> {
         let after_ok = here.trim_end().ends_with(';') && plain_comment(after);
         plain_comment(before) || trailing_ok || after_ok
     }
+}
+
+/// Whether a comment gives a reason: words that say why (`best effort: the chip resets itself
+/// on the next power cycle`), not a marker that the failure is not handled yet (`TODO: handle
+/// this`, `FIXME`, `XXX`, `HACK`), not a single word, not an audit directive.
+fn is_reason(comment: &str) -> bool {
+    let c = comment.trim();
+    let upper = c.to_ascii_uppercase();
+    let marker = ["TODO", "FIXME", "XXX", "HACK"].iter().any(|m| {
+        upper.starts_with(m) || upper.contains(&format!(" {m}")) || upper.contains(&format!("{m}:"))
+    });
+    let words = c
+        .split(|ch: char| !ch.is_alphanumeric() && ch != '\'' && ch != '_')
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .count();
+    !c.starts_with("errtrace-audit:") && !marker && words >= 2
 }

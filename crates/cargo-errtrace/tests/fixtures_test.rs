@@ -40,8 +40,8 @@ const EXPECTED: &[Row] = &[
     ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
     ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
-    ("discarded_acknowledged.rs", 0, 1, 0, 0, 0, 0, 0),
-    ("discarded_explained_elsewhere.rs", 0, 1, 0, 0, 0, 0, 0),
+    ("discarded_acknowledged.rs", 0, 4, 0, 0, 0, 0, 0),
+    ("discarded_acknowledged_here_only.rs", 0, 3, 0, 0, 0, 0, 0),
     ("discarded_self_logging.rs", 0, 1, 0, 0, 0, 1, 3),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
     ("swallowed_ok.rs", 0, 0, 0, 0, 0, 0, 3),
@@ -150,13 +150,14 @@ fn panic_findings_are_off_by_default() {
     assert!(on.panics_checked);
 }
 
-/// Three of the four discards in `discarded_acknowledged.rs` are explained by a comment (issue
-/// 15, item 3: such a `let _ =` was a plain finding).
+/// Three of the seven discards in `discarded_acknowledged.rs` are explained by a comment (issue
+/// 15, item 3: such a `let _ =` was a plain finding); a `TODO`, a `FIXME` or one word is not a
+/// reason (issue 23, item 4: "// TODO: handle this" acknowledged a discard).
 #[test]
 fn explained_discards_are_acknowledged() {
     let r = common::audit_fixture("discarded_acknowledged.rs");
     assert_eq!(r.summary.acknowledged, 3);
-    assert_eq!(r.count(Kind::Discarded), 1);
+    assert_eq!(r.count(Kind::Discarded), 4);
 }
 
 /// An errno that leaves through an entry point from user space (a `file_operations` member) is
@@ -193,16 +194,15 @@ fn errnos_returned_to_user_space_are_counted_apart() {
     assert!(ioctl.fate.contains("system call's result"), "{}", ioctl.fate);
 }
 
-/// The reason a comment gives for one discard of `push_work` holds for its other discards and
-/// for a function that only passes its error on (issue 15, item 3: Rust binder's 7 discards of
-/// `push_work`, which fails only for a dead process, one of them explained).
+/// A comment acknowledges the discard it sits on, not every discard of that function in the
+/// crate (issue 23, item 4: one comment next to one `let _ = push_work(…)` in Rust binder hid
+/// every other discard of `push_work`, an uncommented one in `init` among them).
 #[test]
-fn a_discard_explained_once_is_explained_for_the_crate() {
-    let r = common::audit_fixture("discarded_explained_elsewhere.rs");
-    assert_eq!(r.summary.acknowledged, 3, "{:#?}", r.findings);
-    let left: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
-    assert_eq!(left.len(), 1);
-    assert!(left[0].contains("reset"), "{left:?}");
+fn a_comment_acknowledges_only_its_own_discard() {
+    let r = common::audit_fixture("discarded_acknowledged_here_only.rs");
+    assert_eq!(r.summary.acknowledged, 1, "{:#?}", r.findings);
+    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [26, 27, 28], "{:#?}", r.findings);
 }
 
 /// Errors made where a C allocator's null is checked, or named `ENOMEM`, are the allocator's to
