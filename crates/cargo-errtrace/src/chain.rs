@@ -175,7 +175,12 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         // Deferred checks.
         for check in &func.checks {
             let (kind, message) = match &check.kind {
-                CheckKind::Discard { form, callee, .. } => {
+                CheckKind::Discard {
+                    form,
+                    callee,
+                    is_result,
+                    ..
+                } => {
                     let in_tree = match index.resolve(callee, id) {
                         // The callee logged its failure already: nothing is lost.
                         Resolution::Resolved(t) if self_logging.contains(&t) => continue,
@@ -197,6 +202,10 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                                 "`{form}` throws away the Result of `{}` (listed in discard_functions)",
                                 callee.display()
                             ),
+                        ),
+                        (None, false) if *is_result => (
+                            Kind::Discarded,
+                            format!("`{form}` throws away the Result of `{}`", callee.display()),
                         ),
                         _ => continue,
                     }

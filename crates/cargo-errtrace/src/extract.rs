@@ -719,6 +719,11 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     fn discard(&mut self, e: &Expr, form: &'static str, p: Pos) {
+        self.discard_as(e, form, p, false);
+    }
+
+    /// A discard whose dropped value is known to be a `Result` or not (`.ok();` is).
+    fn discard_as(&mut self, e: &Expr, form: &'static str, p: Pos, is_result: bool) {
         let e = match strip(e) {
             Expr::MethodCall(m) if m.method == "ok" && m.args.is_empty() => &*m.receiver,
             other => other,
@@ -732,6 +737,7 @@ impl<'n, 't> Walker<'n, 't> {
                         form,
                         callee,
                         acknowledged,
+                        is_result,
                     },
                 );
             }

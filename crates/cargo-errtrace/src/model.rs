@@ -230,6 +230,9 @@ pub enum CheckKind {
         /// A comment on the line before or at the end of the line says why: an acknowledged
         /// discard, counted apart rather than reported.
         acknowledged: bool,
+        /// The dropped value is known to be a `Result` (`.ok();`), even when the callee is
+        /// outside the tree.
+        is_result: bool,
     },
     /// `.unwrap_or(…)` and friends, or `.ok()` (not as a statement), on a call, without a log.
     UnwrapOr {

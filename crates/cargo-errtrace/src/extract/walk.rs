@@ -369,15 +369,17 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 Expr::MethodCall(m) if m.method == "ok" && m.args.is_empty() => {
                     let (_, logged) = self.classify(&m.receiver);
                     if !logged {
-                        let what = match self.callee_of(&m.receiver) {
-                            Some((c, _)) => format!("the result of `{}`", c.display()),
-                            None => "a result".to_string(),
-                        };
-                        self.local_finding(
-                            Kind::Discarded,
-                            pos(m.method.span()),
-                            format!("`.ok();` throws away {what} and its error"),
-                        );
+                        if self.callee_of(&m.receiver).is_some() {
+                            // Decided with the whole tree, as `let _ =` is: a callee that logs
+                            // its own failures, or a comment's reason, loses nothing.
+                            self.discard_as(&m.receiver, ".ok();", pos(m.method.span()), true);
+                        } else {
+                            self.local_finding(
+                                Kind::Discarded,
+                                pos(m.method.span()),
+                                "`.ok();` throws away a result and its error".to_string(),
+                            );
+                        }
                     }
                     self.visit_expr(&m.receiver);
                     return;
