@@ -124,6 +124,9 @@ struct Walker<'n, 't> {
     fns: Vec<FnCtx>,
     /// Per open block: an earlier statement contains a logging call.
     frames: Vec<bool>,
+    /// Per open block: the names the earlier statements that log mention (`dev_err!(dev,
+    /// "…", ret)`, `if ret < 0 { dev_err!(…) }`): a log about that value.
+    logged_values: Vec<Vec<String>>,
     /// `match call() { Err(e) => … }`: (binding, callee) while inside such an arm.
     rethrow: Vec<(String, Callee)>,
     test_depth: u32,
@@ -183,6 +186,7 @@ impl<'n, 't> Walker<'n, 't> {
             impls: Vec::new(),
             fns: Vec::new(),
             frames: Vec::new(),
+            logged_values: Vec::new(),
             rethrow: Vec::new(),
             test_depth: 0,
             macro_depth: 0,
@@ -509,6 +513,25 @@ impl<'n, 't> Walker<'n, 't> {
     }
 
     /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
+    /// An origin function's error whose value an earlier log of the function mentioned:
+    /// `if ret < 0 { dev_err!(dev, "…: {}", ret); }` then `to_result(ret)?` is logged, by what
+    /// the log is about rather than where it sits.
+    fn value_logged_before(&self, e: &Expr) -> bool {
+        let Expr::Call(c) = strip(e) else {
+            return false;
+        };
+        let Expr::Path(f) = strip(&c.func) else {
+            return false;
+        };
+        if !self.names.is_origin_function(&last_seg(&f.path)) {
+            return false;
+        }
+        let Some(name) = c.args.first().and_then(plain_local) else {
+            return false;
+        };
+        self.logged_values.iter().flatten().any(|v| *v == name)
+    }
+
     fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
         // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
         if let Some(callee) = self.rethrown_callee(e) {
@@ -516,6 +539,7 @@ impl<'n, 't> Walker<'n, 't> {
             return;
         }
         let (target, attached) = self.classify(e);
+        let attached = attached || matches!(target, Some(Target::OriginFn(_))) && self.value_logged_before(e);
         if let Some(t) = target {
             let made = matches!(t, Target::Made);
             self.guard_call = guard::guard_call(e);
@@ -691,10 +715,12 @@ impl<'n, 't> Walker<'n, 't> {
         self.params.push(params);
         let saved_rethrow = std::mem::take(&mut self.rethrow);
         let saved_frames = std::mem::take(&mut self.frames);
+        let saved_values = std::mem::take(&mut self.logged_values);
         self.visit_block(block);
         self.tail_block(block, 0);
         self.rethrow = saved_rethrow;
         self.frames = saved_frames;
+        self.logged_values = saved_values;
         self.generics.pop();
         self.params.pop();
         if let Some(ctx) = self.fns.pop() {
@@ -782,4 +808,42 @@ fn is_reason(comment: &str) -> bool {
         .filter(|w| w.chars().any(char::is_alphabetic))
         .count();
     !c.starts_with("errtrace-audit:") && !marker && words >= 2
+}
+
+/// The local a plain argument names (`ret`, through `unsafe { … }` and parentheses).
+fn plain_local(e: &Expr) -> Option<String> {
+    match strip(e) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [Stmt::Expr(inner, None)] => plain_local(inner),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Every identifier in a statement, macro arguments included (`dev_err!(dev, "…", ret)`).
+pub(super) fn idents_of(s: &Stmt) -> Vec<String> {
+    struct Idents(Vec<String>);
+    fn tokens(out: &mut Vec<String>, ts: proc_macro2::TokenStream) {
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                proc_macro2::TokenTree::Group(g) => tokens(out, g.stream()),
+                _ => {}
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Idents {
+        fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
+            self.0.push(i.to_string());
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            tokens(&mut self.0, m.tokens.clone());
+            syn::visit::visit_macro(self, m);
+        }
+    }
+    let mut v = Idents(Vec::new());
+    v.visit_stmt(s);
+    v.0
 }

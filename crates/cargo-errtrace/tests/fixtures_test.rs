@@ -30,6 +30,7 @@ const EXPECTED: &[Row] = &[
     ("driver_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
+    ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
     ("logged_inspect_err.rs", 0, 0, 0, 0, 0, 2, 1),

@@ -8,7 +8,7 @@ use super::alloc::{allocating_call, gfp_call, null_checked_local};
 use super::guard::guard_call;
 use super::inspect::{BodyInfo, BodyInspector};
 use super::syntax::*;
-use super::{ImplCtx, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
+use super::{idents_of, ImplCtx, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
 use crate::findings::Kind;
 use crate::logging::PANIC_MACROS;
 use crate::model::*;
@@ -143,6 +143,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
 
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.frames.push(false);
+        self.logged_values.push(Vec::new());
         for s in &b.stmts {
             let before = self.out.log_calls;
             self.visit_stmt(s);
@@ -150,9 +151,14 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 if let Some(f) = self.frames.last_mut() {
                     *f = true;
                 }
+                let names = idents_of(s);
+                if let Some(v) = self.logged_values.last_mut() {
+                    v.extend(names);
+                }
             }
         }
         self.frames.pop();
+        self.logged_values.pop();
     }
 
     fn visit_arm(&mut self, a: &'ast syn::Arm) {
@@ -195,6 +201,9 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         self.out.question_marks += 1;
         if self.test_depth == 0 && !self.fns.is_empty() {
             let (target, attached) = self.classify(&t.expr);
+            // `to_result(ret)?` after a log about `ret`.
+            let attached =
+                attached || matches!(target, Some(Target::OriginFn(_))) && self.value_logged_before(&t.expr);
             if let Some(target) = target {
                 self.gfp_call = gfp_call(&t.expr);
                 self.guard_call = guard_call(&t.expr);
