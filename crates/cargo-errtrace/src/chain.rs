@@ -44,6 +44,10 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         .collect();
 
     // `extern "C"` functions a crate stores in a `file_operations` member: user-space entries.
+    let drm_ioctls: HashSet<(&str, String)> = files
+        .iter()
+        .flat_map(|f| f.drm_ioctls.iter().map(|e| (f.crate_root.as_str(), e.clone())))
+        .collect();
     let user_entries: HashSet<(&str, &str)> = files
         .iter()
         .flat_map(|f| f.user_entries.iter().map(|e| (f.crate_root.as_str(), e.as_str())))
@@ -68,7 +72,11 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
             continue;
         };
         let returns_result = index.is_result(&func.ret);
-        if let Some(kind) = func.boundary {
+        let ioctl = func.boundary.is_none()
+            && func.owner.as_deref().is_some_and(|o| {
+                drm_ioctls.contains(&(file.crate_root.as_str(), format!("{o}::{}", func.name)))
+            });
+        if let Some(kind) = func.boundary.or(ioctl.then_some(Boundary::DrmIoctl)) {
             let registered = kind == Boundary::Exported
                 && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
             if let Some(k) = kinds.get_mut(id as usize) {
@@ -470,7 +478,7 @@ fn chain_finding(
             function: bf.display.clone(),
             kind: kind.describe().to_string(),
             fate: kind.fate().to_string(),
-            user_space: kind == Boundary::FileOp,
+            user_space: matches!(kind, Boundary::FileOp | Boundary::DrmIoctl),
         }),
         also_reaches: Vec::new(),
         guard: o.guard,

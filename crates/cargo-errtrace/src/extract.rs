@@ -81,11 +81,13 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
     match parse::parse_file(body) {
         Ok(ast) => {
             let user_entries = ops::user_entries(&ast);
+            let drm_ioctls = ops::drm_ioctls(&ast);
             let mut w = Walker::new(names, config, file, out, body);
             w.fields = struct_fields(&ast);
             w.visit_file(&ast);
             out = w.out;
             out.user_entries = user_entries;
+            out.drm_ioctls = drm_ioctls;
         }
         Err(f) => {
             out.parse_error = Some(ParseError {

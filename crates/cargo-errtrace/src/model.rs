@@ -53,6 +53,9 @@ pub enum Boundary {
     /// Any other method of a kernel driver trait impl (`impl phy::Driver for …`,
     /// `impl cpufreq::Driver for …`): the subsystem's C code calls it through an adapter.
     DriverCallback,
+    /// A DRM driver's ioctl handler, registered with `declare_drm_ioctls!`: an entry point from
+    /// user space, its errno the `ioctl`'s result.
+    DrmIoctl,
     /// Named in the config's `boundaries`.
     Config,
 }
@@ -67,6 +70,7 @@ impl Boundary {
             Boundary::Exported => "exported extern function",
             Boundary::FileOp => "file operation",
             Boundary::DriverCallback => "driver callback",
+            Boundary::DrmIoctl => "DRM ioctl",
             Boundary::Config => "configured boundary",
         }
     }
@@ -91,6 +95,10 @@ impl Boundary {
             }
             Boundary::DriverCallback => {
                 "the subsystem's C code gets only the errno; it prints nothing for most callbacks"
+            }
+            Boundary::DrmIoctl => {
+                "the errno is the ioctl's result, seen by the process that made it; DRM prints \
+                 only its number, at debug level (drm_ioctl's drm_dbg_core)"
             }
             Boundary::Config => "errors leaving it are not printed by anyone",
         }
@@ -318,6 +326,9 @@ pub struct FileSummary {
     /// (`unlocked_ioctl: Some(my_ioctl)` in a `file_operations`): their errno is a system call's
     /// result.
     pub user_entries: std::collections::BTreeSet<String>,
+    /// A DRM driver's ioctl handlers (`declare_drm_ioctls!`), as `Type::method`: entry points
+    /// from user space.
+    pub drm_ioctls: std::collections::BTreeSet<String>,
 }
 
 /// A `mod name;` item: the module's body is in another file.

@@ -27,6 +27,7 @@ const EXPECTED: &[Row] = &[
     ("export_name_rust.rs", 0, 0, 0, 0, 0, 2, 0),
     ("c_shim.rs", 1, 0, 0, 0, 0, 1, 1),
     ("user_space_entry.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("drm_ioctls.rs", 0, 0, 0, 0, 0, 0, 0),
     ("driver_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
@@ -306,6 +307,15 @@ fn discards_of_self_logging_functions_are_not_findings() {
         d[0].1.starts_with("`let _ =`") && d[1].1.starts_with("`.ok();`"),
         "{d:?}"
     );
+}
+
+/// A DRM driver's ioctl handlers, registered with `declare_drm_ioctls!`, are entry points from
+/// user space (issue 23, item 2: nova's and Tyr's ioctls were no boundary, so their errors
+/// reached none).
+#[test]
+fn drm_ioctls_are_entry_points_from_user_space() {
+    let r = common::audit_fixture("drm_ioctls.rs");
+    assert_eq!(r.summary.returned_to_user, 1, "{:#?}", r.findings);
 }
 
 /// Overflow and conversion guards are counted, and listed with `guards` (issue 15, item 3:

@@ -1,4 +1,5 @@
-//! Functions registered in an operations table as entry points from user space.
+//! Functions registered in an operations table as entry points from user space, and a DRM
+//! driver's ioctls (`declare_drm_ioctls!`).
 //!
 //! A driver that fills a `bindings::file_operations` (or `proc_ops`) by hand registers
 //! `extern "C"` functions the VFS calls on a system call: the errno such a function returns is
@@ -93,6 +94,64 @@ pub(super) fn user_entries(file: &syn::File) -> BTreeSet<String> {
     c.found
 }
 
+/// The handlers a file registers with `kernel::declare_drm_ioctls! { (NAME, uapi_type,
+/// flags, File::get_param), … }`, as `Type::method` (the last two segments of each entry's last
+/// element). DRM calls them on an `ioctl`: the errno is the system call's result.
+pub(super) fn drm_ioctls(file: &syn::File) -> BTreeSet<String> {
+    struct Collect {
+        found: BTreeSet<String>,
+    }
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "declare_drm_ioctls")
+            {
+                for tt in m.tokens.clone() {
+                    if let proc_macro2::TokenTree::Group(g) = tt {
+                        if let Some(h) = last_path(g.stream()) {
+                            self.found.insert(h);
+                        }
+                    }
+                }
+            }
+            syn::visit::visit_macro(self, m);
+        }
+    }
+    let mut c = Collect {
+        found: BTreeSet::new(),
+    };
+    c.visit_file(file);
+    c.found
+}
+
+/// The last comma-separated element of an entry, if it is a path: its last two segments
+/// (`File::get_param`), or its one segment.
+fn last_path(ts: proc_macro2::TokenStream) -> Option<String> {
+    let mut last: Vec<proc_macro2::TokenTree> = Vec::new();
+    for tt in ts {
+        match &tt {
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ',' => last.clear(),
+            _ => last.push(tt),
+        }
+    }
+    let mut segs = Vec::new();
+    for tt in &last {
+        match tt {
+            proc_macro2::TokenTree::Ident(i) => segs.push(i.to_string()),
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == ':' => {}
+            _ => return None,
+        }
+    }
+    let n = segs.len();
+    match n {
+        0 => None,
+        1 => segs.pop(),
+        _ => Some(format!("{}::{}", segs.get(n - 2)?, segs.get(n - 1)?)),
+    }
+}
+
 /// `Some(f)`, `Some(path::f)`, `f`, `path::f`, `f as _`: the function's name.
 fn stored_fn(e: &syn::Expr) -> Option<String> {
     match e {
@@ -114,6 +173,23 @@ fn stored_fn(e: &syn::Expr) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_a_drm_drivers_ioctls() {
+        let f: syn::File = syn::parse_str(
+            r#"
+            impl drm::Driver for NovaDriver {
+                kernel::declare_drm_ioctls! {
+                    (NOVA_GETPARAM, drm_nova_getparam, ioctl::RENDER_ALLOW, File::get_param),
+                    (NOVA_GEM_CREATE, drm_nova_gem_create, ioctl::AUTH | ioctl::RENDER_ALLOW, crate::file::File::gem_create),
+                }
+            }
+            "#,
+        )
+        .unwrap();
+        let got: Vec<String> = drm_ioctls(&f).into_iter().collect();
+        assert_eq!(got, ["File::gem_create", "File::get_param"]);
+    }
 
     #[test]
     fn finds_the_user_space_members_of_a_table() {
