@@ -218,15 +218,31 @@ fn emit_unexpected_record(
 
 /// Used by `err!` with a message. The error was made just now at `site`: nobody can have
 /// logged it, and making it stored its code in the site's `last_code`, so the decision is taken
-/// directly; only a message that prints (or a closed window's count) leaves this path. A code
-/// the caller expects ([`expecting`](crate::expecting())) is held back unless the site has
-/// `+p`: counted as suppressed, and not marked logged (whoever drops it unhandled or lets it
-/// leave through a boundary reports it then).
-#[inline(never)]
+/// directly; only a message that prints (or a closed window's count) leaves this path.
+///
+/// - A code the caller expects ([`expecting`](crate::expecting())) is held back unless the
+///   site has `+p`: counted as suppressed, and not marked logged (whoever drops it unhandled or
+///   lets it leave through a boundary reports it then).
+/// - Otherwise, a storm's message past its rate limit's burst inside its window is held back
+///   and counted without the full decision ([`decide::suppressed_in_window`]).
+/// - Everything else takes the full decision, out of line.
+#[inline(always)]
 pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
-    if crate::expect::held_back(e.code()) && expected_not_printed(site) {
+    let code = e.code();
+    if crate::expect::held_back(code) {
+        if expected_not_printed(site) {
+            return;
+        }
+    } else if decide::suppressed_in_window(&site.state, site.policy, code) {
+        e.mark_logged();
         return;
     }
+    log_created_decided(e, site, args);
+}
+
+/// The creator's full log decision for `err!` with a message.
+#[inline(never)]
+fn log_created_decided(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
     e.mark_logged();
     if decide_fresh(e, site, Some(&ArgsMessage(args))) {
         e.mark_printed();
@@ -264,22 +280,6 @@ fn expected_not_printed(site: &'static Site) -> bool {
         return false;
     }
     st.suppressed.fetch_add(1, Ordering::Relaxed);
-    true
-}
-
-/// `err!(…, "msg")` at a rate-limited site past its burst inside its window (a storm's every
-/// message after the first few): held back and counted without the full decision
-/// ([`decide::suppressed_in_window`]), the error marked logged. Returns false when the full
-/// decision is needed (also when a scope expects some code: expected errors are not marked).
-#[inline(always)]
-pub(crate) fn ratelimited_fast_path(e: &mut Error, site: &'static Site) -> bool {
-    let code = e.code();
-    if crate::expect::held_back(code)
-        || !decide::suppressed_in_window(&site.state, site.policy, code)
-    {
-        return false;
-    }
-    e.mark_logged();
     true
 }
 

@@ -373,16 +373,14 @@ pub mod __private {
         }
     }
 
-    /// Out of line: a storm's held-back message is decided here without formatting anything;
-    /// the rest takes the full decision.
+    /// Out of line: an expected code's or a storm's held-back message is decided here without
+    /// formatting anything; the rest takes the full decision.
     #[inline(never)]
     fn log_created_slow(
         e: &mut crate::Error,
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
-        if !crate::emit::ratelimited_fast_path(e, site) {
-            crate::emit::log_created(e, site, args)
-        }
+        crate::emit::log_created(e, site, args)
     }
 }

@@ -74,7 +74,13 @@ pub(crate) fn quiet_without_control(st: &SiteState, source: Option<Policy>, code
         None => kind_of(code) == kind::QUIET,
         Some(_) => false,
     };
-    quiet && st.flags(Ordering::Relaxed) == 0 && st.policy.load(Ordering::Relaxed) == kind::NONE
+    quiet && without_control(st)
+}
+
+/// Whether a site has no runtime control state: no flags, no policy word (two relaxed loads).
+#[inline(always)]
+fn without_control(st: &SiteState) -> bool {
+    st.flags(Ordering::Relaxed) == 0 && st.policy.load(Ordering::Relaxed) == kind::NONE
 }
 
 /// The common case of a rate-limited creator, decided without the full decision: a site with no
@@ -84,7 +90,7 @@ pub(crate) fn quiet_without_control(st: &SiteState, source: Option<Policy>, code
 /// was touched) takes [`decide_state`], which reaches the same verdict for this case.
 #[inline]
 pub(crate) fn suppressed_in_window(st: &SiteState, source: Option<Policy>, code: Code) -> bool {
-    if st.flags(Ordering::Relaxed) != 0 || st.policy.load(Ordering::Relaxed) != kind::NONE {
+    if !without_control(st) {
         return false;
     }
     let (burst, interval_ms) = match source {
