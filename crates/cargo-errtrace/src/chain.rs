@@ -44,9 +44,15 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         .collect();
 
     // `extern "C"` functions a crate stores in a `file_operations` member: user-space entries.
-    let drm_ioctls: HashSet<(&str, String)> = files
+    // A DRM driver's ioctl handlers: (crate, type, method).
+    let drm_ioctls: HashSet<(&str, &str, &str)> = files
         .iter()
-        .flat_map(|f| f.drm_ioctls.iter().map(|e| (f.crate_root.as_str(), e.clone())))
+        .flat_map(|f| {
+            f.drm_ioctls
+                .iter()
+                .filter_map(|e| e.split_once("::"))
+                .map(|(owner, name)| (f.crate_root.as_str(), owner, name))
+        })
         .collect();
     let user_entries: HashSet<(&str, &str)> = files
         .iter()
@@ -73,9 +79,10 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         };
         let returns_result = index.is_result(&func.ret);
         let ioctl = func.boundary.is_none()
-            && func.owner.as_deref().is_some_and(|o| {
-                drm_ioctls.contains(&(file.crate_root.as_str(), format!("{o}::{}", func.name)))
-            });
+            && func
+                .owner
+                .as_deref()
+                .is_some_and(|o| drm_ioctls.contains(&(file.crate_root.as_str(), o, func.name.as_str())));
         if let Some(kind) = func.boundary.or(ioctl.then_some(Boundary::DrmIoctl)) {
             let registered = kind == Boundary::Exported
                 && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
@@ -283,10 +290,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 acknowledged: true, ..
             } = &check.kind
             {
-                {
-                    acknowledged += 1;
-                    continue;
-                }
+                acknowledged += 1;
+                continue;
             }
             findings.push(Finding {
                 kind,

@@ -514,7 +514,6 @@ impl<'n, 't> Walker<'n, 't> {
             .map(|(_, callee)| callee.clone())
     }
 
-    /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
     /// An origin function's error whose value an earlier log of the function mentioned:
     /// `if ret < 0 { dev_err!(dev, "…: {}", ret); }` then `to_result(ret)?` is logged, by what
     /// the log is about rather than where it sits.
@@ -534,6 +533,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.logged_values.iter().flatten().any(|v| *v == name)
     }
 
+    /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
     fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
         // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
         if let Some(callee) = self.rethrown_callee(e) {
@@ -541,7 +541,7 @@ impl<'n, 't> Walker<'n, 't> {
             return;
         }
         let (target, attached) = self.classify(e);
-        let attached = attached || matches!(target, Some(Target::OriginFn(_))) && self.value_logged_before(e);
+        let attached = attached || self.value_logged_before(e);
         if let Some(t) = target {
             let made = matches!(t, Target::Made);
             self.guard_call = guard::guard_call(e);
@@ -781,14 +781,13 @@ impl<'n, 't> Walker<'n, 't> {
             .skip((line.max(1) - 1).saturating_sub(1) as usize);
         let before = if line > 1 { lines.next() } else { None };
         let here = lines.next().unwrap_or("");
-        let is_explanation = |c: &str| is_reason(c);
         let after = lines.next();
         let plain_comment = |l: Option<&str>| {
             l.map(str::trim)
                 .and_then(|l| l.strip_prefix("//"))
-                .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_explanation(c))
+                .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_reason(c))
         };
-        let trailing_ok = here.split_once("; //").is_some_and(|(_, c)| is_explanation(c));
+        let trailing_ok = here.split_once("; //").is_some_and(|(_, c)| is_reason(c));
         // A comment right after a one-line statement explains it too (`let _ = f();` then
         // `// Nothing to do: f fails only when …`).
         let after_ok = here.trim_end().ends_with(';') && plain_comment(after);

@@ -202,8 +202,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         if self.test_depth == 0 && !self.fns.is_empty() {
             let (target, attached) = self.classify(&t.expr);
             // `to_result(ret)?` after a log about `ret`.
-            let attached =
-                attached || matches!(target, Some(Target::OriginFn(_))) && self.value_logged_before(&t.expr);
+            let attached = attached || self.value_logged_before(&t.expr);
             if let Some(target) = target {
                 self.gfp_call = gfp_call(&t.expr);
                 self.guard_call = guard_call(&t.expr);
