@@ -1,7 +1,7 @@
 //! Logging: runs a log decision and emits the record. Emission layer.
 //!
 //! Every record is built here, by [`Record::new`] and its `with_*` setters: the creator's
-//! message (`err!` with a message), `.log()`, the `.expect()` replacement, a closed window's
+//! message (`err!` with a message), `.log()`, the `.expect()` replacement, a rate limit's
 //! count of held-back messages, and the warning for an error dropped unhandled (`Drop`).
 
 use crate::code::Code;
@@ -52,7 +52,7 @@ impl<'a> Record<'a> {
     }
 }
 
-/// Reports a closed window's count of held-back messages for `site`.
+/// Reports the count of messages a rate limit held back at `site`.
 pub(crate) fn report_missed(site: SiteRef, code: Code, missed: u32) {
     if missed == 0 {
         return;
@@ -60,7 +60,7 @@ pub(crate) fn report_missed(site: SiteRef, code: Code, missed: u32) {
     emit_missed(&site.origin(), code, missed);
 }
 
-/// The record of a closed window's count (its own frame: the record).
+/// The record of a rate limit's held-back count (its own frame: the record).
 #[inline(never)]
 fn emit_missed(at: &Origin, code: Code, missed: u32) {
     let mut r = Record::new(Level::Warning, RecordKind::Suppressed, code, at);
@@ -218,17 +218,21 @@ fn emit_unexpected_record(
 
 /// Used by `err!` with a message. The error was made just now at `site`: nobody can have
 /// logged it, and making it stored its code in the site's `last_code`, so the decision is taken
-/// directly; only a message that prints (or a closed window's count) leaves this path.
+/// directly; only a message that prints (or a rate limit's held-back count) leaves this path.
 ///
 /// - A code the caller expects ([`expecting`](crate::expecting())) is held back unless the
 ///   site has `+p`: counted as suppressed, and not marked logged (whoever drops it unhandled or
 ///   lets it leave through a boundary reports it then).
-/// - Otherwise, a storm's message past its rate limit's burst inside its window is held back
-///   and counted without the full decision ([`decide::suppressed_in_window`]).
+/// - Otherwise, a storm's message that finds its rate limit's bucket empty is held back and
+///   counted without the full decision ([`decide::suppressed_in_window`]).
 /// - Everything else takes the full decision, out of line.
 #[inline(always)]
-pub(crate) fn log_created(e: &mut Error, site: &'static Site, args: core::fmt::Arguments<'_>) {
-    let code = e.code();
+pub(crate) fn log_created(
+    e: &mut Error,
+    site: &'static Site,
+    args: core::fmt::Arguments<'_>,
+    code: Code,
+) {
     if crate::expect::held_back(code) {
         if expected_not_printed(site) {
             return;
@@ -288,9 +292,9 @@ fn expected_not_printed(site: &'static Site) -> bool {
 /// a call: counted as suppressed, the error marked logged. Returns false when the full decision
 /// is needed.
 #[inline(always)]
-pub(crate) fn quiet_fast_path(e: &mut Error, site: &'static Site) -> bool {
+pub(crate) fn quiet_fast_path(e: &mut Error, site: &'static Site, code: Code) -> bool {
     let st = &site.state;
-    if !decide::quiet_without_control(st, site.policy, e.code()) {
+    if !decide::quiet_without_control(st, site.policy, code) {
         return false;
     }
     st.suppressed.fetch_add(1, Ordering::Relaxed);
@@ -353,7 +357,7 @@ pub fn flush_suppressed() {
     }
 }
 
-/// Reports the held-back counts of every rate-limit window that is over (they would otherwise
+/// Reports the held-back counts of every rate limit whose bucket has room again (they would otherwise
 /// wait for the site's next message, which may never come). Boundaries call it: where errors
 /// leave is where a storm's summary belongs. Open windows are left alone, so rate limits keep
 /// their meaning.
@@ -378,15 +382,15 @@ fn flush_site(s: SiteRef, now: Option<u32>) {
         return;
     }
     let code = s.last_code().unwrap_or(crate::code::EIO);
-    let (_, default_interval) = crate::policy::classes::default_ratelimit();
-    let close = |rs: &crate::site::RateState, interval_ms: u32| match now {
+    let default = crate::policy::classes::default_ratelimit();
+    let close = |rs: &crate::site::RateState, (burst, interval_ms): (u32, u32)| match now {
         None => ratelimit::close(rs),
-        Some(now) => ratelimit::close_if_over(rs, interval_ms, now),
+        Some(now) => ratelimit::close_if_over(rs, burst, interval_ms, now),
     };
-    let log_interval = match effective(Some(s), code) {
-        Policy::RateLimited { interval_ms, .. } => interval_ms,
-        _ => default_interval,
+    let log_limit = match effective(Some(s), code) {
+        Policy::RateLimited { burst, interval_ms } => (burst, interval_ms),
+        _ => default,
     };
-    report_missed(s, code, close(&st.log_rate, log_interval));
-    report_missed(s, code, close(&st.drop_rate, default_interval));
+    report_missed(s, code, close(&st.log_rate, log_limit));
+    report_missed(s, code, close(&st.drop_rate, default));
 }

@@ -368,19 +368,21 @@ pub mod __private {
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
     ) {
-        if !crate::emit::quiet_fast_path(e, site) {
-            log_created_slow(e, site, args)
+        let code = e.code();
+        if !crate::emit::quiet_fast_path(e, site, code) {
+            log_created_slow(e, site, args, code)
         }
     }
 
     /// Out of line: an expected code's or a storm's held-back message is decided here without
-    /// formatting anything; the rest takes the full decision.
+    /// formatting anything; the rest takes the full decision. `code` is `e`'s.
     #[inline(never)]
     fn log_created_slow(
         e: &mut crate::Error,
         site: &'static crate::site::Site,
         args: core::fmt::Arguments<'_>,
+        code: crate::code::Code,
     ) {
-        crate::emit::log_created(e, site, args)
+        crate::emit::log_created(e, site, args, code)
     }
 }

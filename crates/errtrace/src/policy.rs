@@ -21,14 +21,14 @@
 //!
 //! # Rate limits
 //!
-//! Each site has its own state, like the kernel's `DEFINE_RATELIMIT_STATE` per call site. A window
-//! opens at the first message; up to `burst` messages print in it; the rest are counted. The first
-//! message after the window closes first prints "`<site>`: N messages suppressed" (or call
-//! [`flush_suppressed`] to print pending counts now). `interval` 0 never limits; `burst` 0
+//! Each site has its own state, like the kernel's `DEFINE_RATELIMIT_STATE` per call site, kept as
+//! a token bucket: `burst` messages may print at once, then one every `interval / burst`; the rest
+//! are counted. The next message that prints first prints "`<site>`: N messages suppressed" (or
+//! call [`flush_suppressed`] to print pending counts now). `interval` 0 never limits; `burst` 0
 //! suppresses everything.
 //!
-//! Without a clock ([`platform`](crate::platform): `no_std` and none installed) the window is
-//! counted in events instead of time: it closes after `burst × 100` events at the site.
+//! Without a clock ([`platform`](crate::platform): `no_std` and none installed) the bucket counts
+//! events at the site instead of time: after the burst, one message per 100 events.
 //!
 //! # Examples
 //!

@@ -49,7 +49,8 @@ pub enum RecordKind {
     AlreadyReported,
     /// An error was dropped unhandled: full report.
     Unhandled,
-    /// A rate-limit window closed with `suppressed` messages held back.
+    /// A rate limit held back `suppressed` messages (reported before its next message, or when
+    /// flushed).
     Suppressed,
     /// Something that "should not fail" failed (the replacement for `.expect()`): full report,
     /// or one line when the error was already reported.

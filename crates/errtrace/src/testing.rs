@@ -23,7 +23,7 @@
 //!   the process (a second `capture()` waits for the first to end), so tests that capture do not
 //!   see each other's records even when the harness runs them in parallel. Records made while no
 //!   guard lives go to standard error, as without a sink.
-//! - When a guard is made, every site's rate-limit window and `once` state are reset: a test
+//! - When a guard is made, every site's rate-limit bucket and `once` state are reset: a test
 //!   that expects one line does not get none because an earlier test logged the same site ten
 //!   times. Control settings (`+p`, policies set with queries) are left as they are.
 //!

@@ -36,7 +36,7 @@ fn storm_site() -> errtrace::Result {
 }
 
 #[test]
-fn default_rate_limit_burst_window_and_suppressed_count() {
+fn default_rate_limit_burst_refill_and_suppressed_count() {
     let _g = setup();
     for _ in 0..1000 {
         storm_site().unwrap_err().handled();
@@ -47,11 +47,11 @@ fn default_rate_limit_burst_window_and_suppressed_count() {
     assert!(lines[0]
         .text
         .starts_with("transfer timed out: ETIMEDOUT (-110) at "));
-    // Still inside the 5 s window: nothing more.
-    advance_ms(4_999);
+    // The bucket (10 per 5 s) refills one message every 500 ms: nothing more before that.
+    advance_ms(499);
     storm_site().unwrap_err().handled();
     assert!(CAPTURE.take().is_empty());
-    // The window closes: the suppressed count comes first, then the message.
+    // One message's worth: the suppressed count comes first, then the message.
     advance_ms(1);
     storm_site().unwrap_err().handled();
     let lines = CAPTURE.take();
@@ -66,12 +66,14 @@ fn default_rate_limit_burst_window_and_suppressed_count() {
         lines[0].text
     );
     assert_eq!(lines[1].kind, RecordKind::Created);
+    // Empty again at once.
     let e = storm_site().unwrap_err();
+    assert!(CAPTURE.take().is_empty());
     let c = e.site().unwrap().counters();
     assert_eq!(c.created, 1003);
-    // 10 + the one after the window closed + this one.
-    assert_eq!(c.logged, 12);
-    assert_eq!(c.suppressed, 991);
+    // The burst of 10 + the one 500 ms later; this one is held back.
+    assert_eq!(c.logged, 11);
+    assert_eq!(c.suppressed, 992);
     e.handled();
 }
 

@@ -14,9 +14,9 @@ use crate::sync::Ordering;
 /// The outcome of a log decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Decision {
-    /// Print; first report this many suppressed messages from a closed window.
+    /// Print; first report this many messages held back since the last one printed.
     Emit { closed_missed: u32 },
-    /// Held back (counted in `suppressed`); still report a closed window's count.
+    /// Held back (counted in `suppressed`); still report this many held back before.
     Suppress { closed_missed: u32 },
 }
 
@@ -26,7 +26,7 @@ impl Decision {
         matches!(self, Decision::Emit { .. })
     }
 
-    /// A closed window's count of held-back messages, to report first.
+    /// The count of held-back messages to report first.
     pub(crate) fn closed_missed(self) -> u32 {
         match self {
             Decision::Emit { closed_missed } | Decision::Suppress { closed_missed } => {
@@ -84,10 +84,11 @@ fn without_control(st: &SiteState) -> bool {
 }
 
 /// The common case of a rate-limited creator, decided without the full decision: a site with no
-/// runtime control state whose policy (written, or its code's default) is a rate limit, past its
-/// burst inside an open window. Then the message is held back: counted as missed in the window
-/// and as suppressed at the site, and `true` is returned. Everything else (`false`: nothing
-/// was touched) takes [`decide_state`], which reaches the same verdict for this case.
+/// runtime control state whose policy (written, or its code's default) is a rate limit, whose
+/// bucket is empty ([`held_back`](crate::policy::ratelimit::held_back): one load of the bucket).
+/// Then the message is held back: counted as missed and as suppressed at the site, and `true` is
+/// returned. Everything else (`false`: nothing was touched) takes [`decide_state`], which reaches
+/// the same verdict for this case.
 #[inline]
 pub(crate) fn suppressed_in_window(st: &SiteState, source: Option<Policy>, code: Code) -> bool {
     if !without_control(st) {
@@ -98,19 +99,15 @@ pub(crate) fn suppressed_in_window(st: &SiteState, source: Option<Policy>, code:
         None if kind_of(code) == kind::RATELIMIT => default_ratelimit(),
         _ => return false,
     };
-    let rs = &st.log_rate;
-    if interval_ms == 0 || rs.printed.load(Ordering::Relaxed) < burst {
-        return false;
-    }
-    let start = rs.start_ms.load(Ordering::Acquire);
-    if start == 0 {
+    if interval_ms == 0 || burst == 0 {
         return false;
     }
     match crate::platform::now_ms() {
-        Some(now) if !crate::policy::ratelimit::window_over(now.max(1), start, interval_ms) => {}
+        Some(now) if crate::policy::ratelimit::held_back(&st.log_rate, burst, interval_ms, now) => {
+        }
         _ => return false,
     }
-    rs.missed.fetch_add(1, Ordering::Relaxed);
+    st.log_rate.missed.fetch_add(1, Ordering::Relaxed);
     st.suppressed.fetch_add(1, Ordering::Relaxed);
     true
 }
@@ -212,12 +209,12 @@ mod tests {
         });
         let now = crate::platform::now_ms();
         assert!(now.is_some(), "std has a clock");
-        // No window open yet, then inside the burst: the full decision prints.
+        // A full bucket, then inside the burst: the full decision prints.
         assert!(!suppressed_in_window(&st, p, EIO));
         assert!(decide_state(&st, p, EIO, now).emits());
         assert!(!suppressed_in_window(&st, p, EIO));
         assert!(decide_state(&st, p, EIO, now).emits());
-        // Past the burst, inside the window: both hold back, and count alike.
+        // Past the burst, the bucket empty: both hold back, and count alike.
         assert!(suppressed_in_window(&st, p, EIO));
         assert!(!decide_state(&st, p, EIO, now).emits());
         let c = st.counters();
@@ -229,7 +226,7 @@ mod tests {
         assert_eq!(st.counters().suppressed, 2);
         let always = SiteState::new();
         assert!(!suppressed_in_window(&always, Some(Policy::Always), EIO));
-        // A window that is over: the full decision closes it and prints.
+        // A bucket that has refilled: the full decision prints.
         let st = SiteState::new();
         let short = Some(Policy::RateLimited {
             burst: 1,

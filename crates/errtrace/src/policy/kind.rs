@@ -7,11 +7,11 @@ pub enum Policy {
     Always,
     /// The first time only, like `pr_err_once`.
     Once,
-    /// At most `burst` per `interval_ms`, then a count of the suppressed ones.
+    /// At most `burst` per `interval_ms` (a token bucket), then a count of the suppressed ones.
     RateLimited {
-        /// Messages per window.
+        /// Messages that may print at once.
         burst: u32,
-        /// Window length in milliseconds.
+        /// The interval in milliseconds in which the bucket refills `burst` messages.
         interval_ms: u32,
     },
     /// Never printed; recorded in the flight recorder and counted.

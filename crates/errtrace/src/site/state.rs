@@ -20,17 +20,21 @@ pub struct Counters {
 
 /// Rate-limit state of one stream of messages (the algorithm is in `policy::ratelimit`).
 pub(crate) struct RateState {
-    pub(crate) start_ms: AtomicU32,
+    /// The token bucket: when the next message may print (see `policy::ratelimit`).
+    pub(crate) next: AtomicU32,
+    /// `once`: 1 after the first message.
     pub(crate) printed: AtomicU32,
+    /// Messages held back since the last one printed.
     pub(crate) missed: AtomicU32,
+    /// Without a clock: the messages seen (the bucket's clock).
     pub(crate) events: AtomicU32,
 }
 
 impl RateState {
-    /// Forgets the window and its counts (a new test starts from nothing).
+    /// Refills the bucket and forgets its counts (a new test starts from nothing).
     #[cfg(feature = "testing")]
     pub(crate) fn reset(&self) {
-        self.start_ms.store(0, Ordering::Relaxed);
+        self.next.store(0, Ordering::Relaxed);
         self.printed.store(0, Ordering::Relaxed);
         self.missed.store(0, Ordering::Relaxed);
         self.events.store(0, Ordering::Relaxed);
@@ -39,7 +43,7 @@ impl RateState {
     loom_const_fn! {
         pub(crate) fn new() -> RateState {
             RateState {
-                start_ms: AtomicU32::new(0),
+                next: AtomicU32::new(0),
                 printed: AtomicU32::new(0),
                 missed: AtomicU32::new(0),
                 events: AtomicU32::new(0),
