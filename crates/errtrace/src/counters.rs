@@ -2,12 +2,15 @@
 //! that CPUs or threads making errors at the same site do not write one shared cache line.
 //! Storage layer.
 //!
-//! Shard `s` (the CPU or thread id modulo [`config::RECORDER_SHARDS`](crate::config), as in the
-//! recorder) has its own block of counters, one per site id below
+//! Shard `s` (the shard the context writes, as in the recorder: see `shard.rs`) has its own block
+//! of counters, written with plain loads and stores by the thread that owns the shard (user
+//! space), or with atomic adds where contexts share it (the kernel, bare metal); one per site id
+//! below
 //! [`config::COUNTED_SITES`](crate::config::COUNTED_SITES) (entry 0 unused); a site's count is its own atomic
 //! (for ids beyond the blocks, and for sites still being linked) plus its counter in every
 //! block. Blocks start on their own cache lines; all zeros until used (`.bss`).
 
+use crate::shard::Shard;
 use crate::sync::{AtomicU32, Ordering};
 
 /// One shard's block: `created` then `propagated`, indexed by site id (`1..M`; entry 0 is
@@ -68,11 +71,16 @@ impl<const S: usize, const M: usize> ShardedCounters<S, M> {
         }
     }
 
-    /// Adds one to `which` of site `id` in `shard`'s block; false when the id has no counter
-    /// here (0, or `M` and above): the caller counts in the site itself.
+    /// Adds one to `which` of site `id` in `shard`'s block: a load and a store when the caller
+    /// owns the shard (nobody else writes there), else an atomic add. False when the id has no
+    /// counter here (0, or `M` and above): the caller counts in the site itself.
     #[inline]
-    pub(crate) fn add(&self, shard: u32, id: u32, which: Count) -> bool {
-        match self.cell(shard, id, which) {
+    pub(crate) fn add(&self, shard: Shard, id: u32, which: Count) -> bool {
+        match self.cell(shard.index, id, which) {
+            Some(c) if shard.owned => {
+                c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+                true
+            }
             Some(c) => {
                 c.fetch_add(1, Ordering::Relaxed);
                 true
@@ -106,13 +114,22 @@ mod tests {
     #[test]
     fn blocks_sum_and_fall_back() {
         static C: ShardedCounters<4, 3> = ShardedCounters::new();
-        assert!(C.add(0, 1, Count::Created));
-        assert!(C.add(3, 1, Count::Created));
-        assert!(C.add(7, 1, Count::Created)); // shard 7 is block 3
-        assert!(C.add(1, 2, Count::Propagated));
-        assert!(!C.add(0, 0, Count::Created), "id 0: not counted here");
-        assert!(!C.add(0, 3, Count::Created), "beyond M: not counted here");
-        assert_eq!(C.sum(1, Count::Created), 3);
+        let shared = Shard::shared;
+        let owned = |index| Shard { index, owned: true };
+        assert!(C.add(shared(0), 1, Count::Created));
+        assert!(C.add(shared(3), 1, Count::Created));
+        assert!(C.add(shared(7), 1, Count::Created)); // shard 7 is block 3
+        assert!(C.add(owned(2), 1, Count::Created));
+        assert!(C.add(owned(1), 2, Count::Propagated));
+        assert!(
+            !C.add(shared(0), 0, Count::Created),
+            "id 0: not counted here"
+        );
+        assert!(
+            !C.add(owned(1), 3, Count::Created),
+            "beyond M: not counted here"
+        );
+        assert_eq!(C.sum(1, Count::Created), 4);
         assert_eq!(C.sum(1, Count::Propagated), 0);
         assert_eq!(C.sum(2, Count::Propagated), 1);
         // Different shards' blocks are on different cache lines.
@@ -128,20 +145,28 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
-    /// Two threads counting one site, in their own shards and in a shared one: no count is lost
-    /// and the sum sees every completed add.
+    /// Two threads counting one site: one in the shard it owns (load and store) and in the
+    /// shared one, the other in the shared one: no count is lost, and a reader summing while
+    /// they count sees at most what was added.
     #[test]
     fn concurrent_adds_sum_up() {
         loom::model(|| {
             let c = Arc::new(ShardedCounters::<2, 2>::new());
-            let c2 = c.clone();
+            let (c2, c3) = (c.clone(), c.clone());
             let t = thread::spawn(move || {
-                c2.add(1, 1, Count::Created);
-                c2.add(0, 1, Count::Created);
+                let own = Shard {
+                    index: 1,
+                    owned: true,
+                };
+                c2.add(own, 1, Count::Created);
+                c2.add(own, 1, Count::Created);
+                c2.add(Shard::shared(0), 1, Count::Created);
             });
-            c.add(0, 1, Count::Created);
+            let reader = thread::spawn(move || c3.sum(1, Count::Created));
+            c.add(Shard::shared(0), 1, Count::Created);
             t.join().unwrap();
-            assert_eq!(c.sum(1, Count::Created), 3);
+            assert!(reader.join().unwrap() <= 4);
+            assert_eq!(c.sum(1, Count::Created), 4);
         });
     }
 }

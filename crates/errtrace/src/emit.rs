@@ -357,10 +357,10 @@ pub fn flush_suppressed() {
     }
 }
 
-/// Reports the held-back counts of every rate limit whose bucket has room again (they would otherwise
-/// wait for the site's next message, which may never come). Boundaries call it: where errors
-/// leave is where a storm's summary belongs. Open windows are left alone, so rate limits keep
-/// their meaning.
+/// Reports the held-back counts of every rate limit whose bucket has room again (they would
+/// otherwise wait for the site's next message, which may never come). Boundaries call it: where
+/// errors leave is where a storm's summary belongs. Empty buckets are left alone, so rate limits
+/// keep their meaning.
 #[inline(never)]
 pub(crate) fn flush_expired() {
     let Some(now) = crate::platform::now_ms() else {

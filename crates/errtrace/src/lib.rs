@@ -156,6 +156,7 @@ mod record;
 pub mod recorder;
 #[cfg(not(loom))]
 mod report;
+mod shard;
 #[cfg(not(loom))]
 pub mod sink;
 mod site;

@@ -20,7 +20,7 @@ impl Error {
         Error::make(code, site.get(), None)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn make(
         code: Code,
         site: SiteRef,
@@ -29,9 +29,11 @@ impl Error {
         let st = site.state();
         let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();
-        st.count(cpu, Count::Created);
+        let shard = crate::shard::current(cpu);
+        st.count(shard, Count::Created);
         site.note_code(u32::from(code.get()));
         let claimed = RECORDER.claim(NewEvent {
+            shard,
             code,
             site,
             location: loc,
@@ -396,11 +398,11 @@ fn release_slow(bits: u64) {
     // While still the owner: the text goes before the slot can be claimed again.
     #[cfg(feature = "std")]
     RECORDER.free_detail_owned(seq);
-    let hops = RECORDER.trail_owned(seq).1;
-    RECORDER.release_owned(seq);
-    if hops > 0 {
-        RECORDER.travelled(seq);
+    if RECORDER.trail_owned(seq).1 > 0 {
+        let shard = crate::shard::current(crate::platform::cpu_id());
+        RECORDER.travelled(seq, shard);
     }
+    RECORDER.release_owned(seq);
 }
 
 #[inline(always)]

@@ -8,10 +8,17 @@
 //! # Shards
 //!
 //! The slots are split into [`config::RECORDER_SHARDS`](crate::config::RECORDER_SHARDS) shards,
-//! each with its own head on its own cache line. An error is recorded in the shard of the CPU
-//! (kernel) or thread (user space) that makes it, so CPUs making errors at once do not write one
-//! shared line. Sequence numbers count per shard; [`for_each`] and [`dump`] go shard by shard,
-//! oldest first within each.
+//! each with its own head on its own cache line. An error is recorded in the shard its context
+//! writes (see `shard.rs`):
+//!
+//! - in user space, a thread's own shard, leased for the thread's life: only that thread claims
+//!   slots there, so a claim is an index increment, plain stores and one Release store that
+//!   publishes the event (no read-modify-write); threads beyond the leases share shard 0;
+//! - in the kernel and on bare metal, the shard of the CPU (or thread) id, claimed with a
+//!   compare-and-exchange, since an interrupt or another task may claim there at once.
+//!
+//! Either way CPUs making errors at once do not write one shared line. Sequence numbers count
+//! per shard; [`for_each`] and [`dump`] go shard by shard, oldest first within each.
 //!
 //! # No holes
 //!
@@ -52,6 +59,7 @@
 use crate::code::Code;
 use crate::counters::Count;
 pub use crate::raw::Hop;
+use crate::shard::{is_shared, Shard};
 
 mod dump;
 mod event;
@@ -73,6 +81,8 @@ struct Head {
 /// What a new event starts with.
 #[derive(Clone, Copy)]
 pub(crate) struct NewEvent {
+    /// The shard its context writes.
+    pub(crate) shard: Shard,
     /// The error code.
     pub(crate) code: Code,
     /// The origin's site.
@@ -139,48 +149,74 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         self.slots.get((seq & 0xFFFF) as usize & N.wrapping_sub(1))
     }
 
-    /// Records a new event in the shard of `ev.cpu` (or, when its next slot is live, the next
-    /// free one in any shard); returns its sequence number, or `None` when every slot holds a
-    /// live error.
-    #[inline]
+    /// Records a new event in the shard `ev.shard` names (or, when its next slot is live, the
+    /// next free one there, then in the shared shards); returns its sequence number, or `None`
+    /// when every slot it may claim holds a live error.
+    #[inline(always)]
     pub(crate) fn claim(&self, ev: NewEvent) -> Option<u32> {
-        let shard = (ev.cpu as usize) & S.wrapping_sub(1);
-        match self.try_claim(shard, &ev) {
+        let shard = (ev.shard.index as usize) & S.wrapping_sub(1);
+        let claimed = if ev.shard.owned {
+            self.try_claim_owned(shard, &ev)
+        } else {
+            self.try_claim(shard, &ev)
+        };
+        match claimed {
             Some(seq) => Some(seq),
             None => self.claim_slow(ev),
         }
     }
 
-    /// The next slot of `shard`, if it is free.
+    /// The slot index and tag of claim number `counter` in `shard`.
     #[inline(always)]
-    fn try_claim(&self, shard: usize, ev: &NewEvent) -> Option<u32> {
-        let counter = self.heads.get(shard)?.next.fetch_add(1, Ordering::Relaxed);
+    fn place(shard: usize, counter: u32) -> (usize, u32) {
         let index = shard
             .wrapping_mul(P)
             .wrapping_add(counter as usize & P.wrapping_sub(1))
             & N.wrapping_sub(1);
-        let slot = self.slots.get(index)?;
-        let fill = Fill {
-            code: u32::from(ev.code.get()),
-            cpu: ev.cpu,
-            site: ev.site.state(),
-            loc: ev.location,
-        };
-        let tag = counter & 0xFFFF;
-        if slot.try_claim(tag, &fill) {
-            Some((tag << 16) | index as u32)
-        } else {
-            None
-        }
+        (index, counter & 0xFFFF)
     }
 
-    /// Skips live slots: tries every slot of every shard once, starting with `ev.cpu`'s.
+    /// The next slot of the shared `shard`, if it is free (a compare-and-exchange).
+    #[inline(always)]
+    fn try_claim(&self, shard: usize, ev: &NewEvent) -> Option<u32> {
+        let counter = self.heads.get(shard)?.next.fetch_add(1, Ordering::Relaxed);
+        let (index, tag) = Self::place(shard, counter);
+        let slot = self.slots.get(index)?;
+        slot.try_claim(tag, &fill_of(ev))
+            .then_some((tag << 16) | index as u32)
+    }
+
+    /// The next slot of `shard`, owned by the caller (it alone claims there), if it is free:
+    /// the head moves on with a load and a store, the slot is taken with plain stores.
+    #[inline(always)]
+    fn try_claim_owned(&self, shard: usize, ev: &NewEvent) -> Option<u32> {
+        let head = &self.heads.get(shard)?.next;
+        let counter = head.load(Ordering::Relaxed);
+        head.store(counter.wrapping_add(1), Ordering::Relaxed);
+        let (index, tag) = Self::place(shard, counter);
+        let slot = self.slots.get(index)?;
+        slot.try_claim_owned(tag, &fill_of(ev))
+            .then_some((tag << 16) | index as u32)
+    }
+
+    /// Skips live slots: tries every slot of `ev`'s shard once, then of every shared shard.
     #[cold]
     #[inline(never)]
     fn claim_slow(&self, ev: NewEvent) -> Option<u32> {
-        let first = ev.cpu as usize;
+        let first = ev.shard.index as usize;
+        if ev.shard.owned {
+            let own = first & S.wrapping_sub(1);
+            for _ in 0..P {
+                if let Some(seq) = self.try_claim_owned(own, &ev) {
+                    return Some(seq);
+                }
+            }
+        }
         for k in 0..S {
             let shard = first.wrapping_add(k) & S.wrapping_sub(1);
+            if !is_shared(shard) {
+                continue;
+            }
             for _ in 0..P {
                 if let Some(seq) = self.try_claim(shard, &ev) {
                     return Some(seq);
@@ -210,12 +246,12 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
-    /// Counts the error of event `seq`, which took a hop, at its site ("propagated"); its
-    /// owner calls this when releasing it.
-    pub(crate) fn travelled(&self, seq: u32) {
+    /// Counts the live event `seq`, which took a hop, at its site ("propagated"), in the
+    /// counters of `shard` (the releasing context's); its owner calls this before releasing it.
+    pub(crate) fn travelled(&self, seq: u32, shard: Shard) {
         let Some(slot) = self.slot(seq) else { return };
         if let Some(site) = slot.site() {
-            site.count(slot.cpu(), Count::Propagated);
+            site.count(shard, Count::Propagated);
         }
     }
 
@@ -373,6 +409,17 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     }
 }
 
+/// What a claim writes into a slot for `ev`.
+#[inline(always)]
+fn fill_of(ev: &NewEvent) -> Fill<SiteState> {
+    Fill {
+        code: u32::from(ev.code.get()),
+        cpu: ev.cpu,
+        site: ev.site.state(),
+        loc: ev.location,
+    }
+}
+
 /// `" or"` when a hop count is saturated (the error took at least that many hops), for
 /// "(+N or more hops)".
 pub(crate) fn or_more(total: u32) -> &'static str {
@@ -425,6 +472,7 @@ mod tests {
 
     fn ev(cpu: u32) -> NewEvent {
         NewEvent {
+            shard: Shard::shared(cpu),
             code: crate::code::EIO,
             site: site(),
             location: None,
@@ -432,29 +480,55 @@ mod tests {
         }
     }
 
-    /// Live errors that outlast a lap keep their slots; later errors take the free ones, with no
-    /// unrecorded error until every slot of every shard is live.
+    fn owned(shard: u32) -> NewEvent {
+        NewEvent {
+            shard: Shard {
+                index: shard,
+                owned: true,
+            },
+            ..ev(shard)
+        }
+    }
+
+    /// Live errors that outlast a lap keep their slots; later errors take the free ones: an
+    /// owner's in its own shard, then in the shared one; no error is unrecorded until every
+    /// slot it may claim is live. A shared claimer never claims in an owned shard.
     #[test]
     fn no_holes() {
         static R: Recorder<2, 4, 8, 2> = Recorder::new();
-        // Four live errors in shard 0 (a full shard), then many short-lived ones there.
-        let live: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(0)).unwrap()).collect();
+        // Four live errors in the owned shard 1 (a full shard), then many short-lived ones.
+        let live: std::vec::Vec<u32> = (0..4).map(|_| R.claim(owned(1)).unwrap()).collect();
+        assert!(live.iter().all(|s| (s & 0xFFFF) >= 4), "in shard 1");
         for _ in 0..20 {
-            let s = R.claim(ev(0)).expect("shard 1 has room");
+            let s = R.claim(owned(1)).expect("the shared shard has room");
+            assert!((s & 0xFFFF) < 4, "in shard 0");
             R.release_owned(s);
         }
         assert_eq!(R.unrecorded(), 0);
         for s in &live {
             assert!(R.owns(*s), "a live error keeps its slot");
         }
-        // Fill shard 1 too: only now is an error unrecorded.
-        let more: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(1)).unwrap()).collect();
-        assert!(R.claim(ev(0)).is_none());
+        // Fill the shared shard too: only now is an error unrecorded.
+        let more: std::vec::Vec<u32> = (0..4).map(|_| R.claim(ev(0)).unwrap()).collect();
+        assert!(R.claim(owned(1)).is_none());
         assert_eq!(R.unrecorded(), 1);
         for s in live.iter().chain(more.iter()) {
             R.release_owned(*s);
         }
-        assert!(R.claim(ev(0)).is_some());
+        assert!(R.claim(owned(1)).is_some());
+    }
+
+    /// Shared claimers stay out of owned shards, even when those have room (with `std`: only
+    /// there are shards owned).
+    #[cfg(feature = "std")]
+    #[test]
+    fn shared_claims_never_enter_an_owned_shard() {
+        static R: Recorder<2, 2, 4, 1> = Recorder::new();
+        let shared: std::vec::Vec<u32> = (0..2).map(|_| R.claim(ev(0)).unwrap()).collect();
+        assert!(shared.iter().all(|s| (s & 0xFFFF) < 2), "{shared:?}");
+        assert!(R.claim(ev(0)).is_none(), "shard 1 is owned");
+        let mine = R.claim(owned(1)).unwrap();
+        assert!((mine & 0xFFFF) >= 2);
     }
 
     #[test]
@@ -535,6 +609,7 @@ mod loom_tests {
         let pool: &'static crate::site::LocationPool<1> = leak(crate::site::LocationPool::new());
         let state = pool.intern(Location::caller(), list).unwrap();
         NewEvent {
+            shard: Shard::shared(cpu),
             code: crate::code::EIO,
             site: SiteRef { state },
             location: None,
@@ -588,6 +663,42 @@ mod loom_tests {
             assert!(a.is_some() && b.is_some());
             assert_ne!(a, b);
             assert_eq!(r.unrecorded(), 0);
+        });
+    }
+
+    /// The owner of a shard claims its one slot again while the error that held it is hopped
+    /// and released on another thread and a third thread reads it: the owner's plain claim takes
+    /// the slot only once it was released (else it records in the shared shard), and neither
+    /// event ever shows the other's trail.
+    #[test]
+    fn owned_claim_after_a_release_elsewhere() {
+        loom::model(|| {
+            let r: &'static Recorder<2, 1, 2, 1> = leak(Recorder::new());
+            let mut e = ev(1);
+            e.shard = Shard {
+                index: 1,
+                owned: true,
+            };
+            let seq = r.claim(e).unwrap();
+            assert_eq!(seq & 0xFFFF, 1, "shard 1's slot");
+            let other = thread::spawn(move || {
+                r.hop_owned(seq, Location::caller(), Some("one"));
+                r.release_owned(seq);
+            });
+            let reader = thread::spawn(move || match r.read(seq) {
+                Ok(ev) => assert!(ev.hops().all(|h| h.message == Some("one"))),
+                Err(Missing::Busy | Missing::Overwritten { .. }) => {}
+                Err(Missing::Unrecorded) => panic!("a claimed event is never unrecorded"),
+            });
+            let again = r.claim(e).unwrap();
+            assert_ne!(again, seq);
+            r.hop_owned(again, Location::caller(), Some("two"));
+            let (hops, total) = r.trail_owned(again);
+            assert_eq!(total, 1);
+            assert!(hops.into_iter().all(|h| h.message == Some("two")));
+            other.join().unwrap();
+            reader.join().unwrap();
+            r.release_owned(again);
         });
     }
 }

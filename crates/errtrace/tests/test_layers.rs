@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("site", 1),
     ("recorder", 1),
     ("counters", 1),
+    ("shard", 1),
     ("lifecycle", 1),
     ("probe", 1),
     ("unrecorded", 1),

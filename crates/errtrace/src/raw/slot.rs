@@ -186,6 +186,13 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         {
             return false;
         }
+        self.fill(new, fill);
+        true
+    }
+
+    /// Writes a claimed slot's fields and publishes it as `new` (the claimer, with BUSY set).
+    #[inline(always)]
+    fn fill(&self, new: u32, fill: &Fill<T>) {
         // Make BUSY visible before any field changes (the seqlock writer's fence).
         fence(Ordering::Release);
         self.code.store(fill.code, Ordering::Relaxed);
@@ -193,6 +200,21 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.site.store(Some(fill.site), Ordering::Relaxed);
         self.loc.store(fill.loc, Ordering::Relaxed);
         self.state.store(new, Ordering::Release);
+    }
+
+    /// Takes the slot for a new live event with `tag` (16 bits) if it holds no live event, on
+    /// behalf of the one context that claims slots in its shard (so nobody else claims it at
+    /// once): plain stores, with the seqlock's BUSY state around them for readers.
+    #[inline(always)]
+    pub(crate) fn try_claim_owned(&self, tag: u32, fill: &Fill<T>) -> bool {
+        // Acquire: the last owner's writes (its hops, its release) happen before these.
+        let cur = self.state.load(Ordering::Acquire);
+        if cur & (LIVE | BUSY) != 0 {
+            return false;
+        }
+        let new = (tag << 16) | LIVE | WRITTEN;
+        self.state.store(new | BUSY, Ordering::Relaxed);
+        self.fill(new, fill);
         true
     }
 

@@ -195,7 +195,7 @@ impl SiteState {
     /// Counts one `which` for this site: in `shard`'s block of the per-shard counters, or in
     /// the site's own atomic when its id has no counter in the blocks.
     #[inline(always)]
-    pub(crate) fn count(&self, shard: u32, which: crate::counters::Count) {
+    pub(crate) fn count(&self, shard: crate::shard::Shard, which: crate::counters::Count) {
         #[cfg(not(loom))]
         if crate::counters::COUNTERS.add(shard, self.raw_id(), which) {
             return;
