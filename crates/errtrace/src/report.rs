@@ -97,7 +97,7 @@ fn write_trail(f: &mut dyn fmt::Write, e: &Error, indent: &str) -> fmt::Result {
         }
         Err(_) => write!(
             f,
-            "\n{indent}(trail not recorded: every recorder slot held a live error)"
+            "\n{indent}(trail not recorded: every recorder slot it could take held a live error)"
         )?,
     }
     Ok(())
@@ -202,7 +202,7 @@ fn write_trail_line(f: &mut fmt::Formatter<'_>, e: &Error) -> Result<bool, fmt::
             Ok(total > 0)
         }
         Err(_) => {
-            f.write_str("trail not recorded (every recorder slot held a live error)")?;
+            f.write_str("trail not recorded (every recorder slot it could take held a live error)")?;
             Ok(true)
         }
     }
