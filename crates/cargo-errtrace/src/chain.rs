@@ -483,7 +483,7 @@ fn chain_finding(
             function: bf.display.clone(),
             kind: kind.describe().to_string(),
             fate: kind.fate().to_string(),
-            user_space: matches!(kind, Boundary::FileOp | Boundary::DrmIoctl),
+            user_space: matches!(kind, Boundary::FileOp | Boundary::DrmIoctl | Boundary::ConfigfsOp),
         }),
         also_reaches: Vec::new(),
         guard: o.guard,

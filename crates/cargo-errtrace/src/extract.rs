@@ -55,6 +55,10 @@ const FILE_OPS: &[&str] = &[
 /// (`__target_index` in Linux 6.12).
 const SUBSYSTEM_PRINTS: &[&str] = &["target_index"];
 
+/// configfs's operation traits: their `#[vtable]` impls are called for read(2), write(2) and
+/// mkdir(2) in configfs.
+const CONFIGFS_OPS: &[&str] = &["AttributeOperations", "GroupOperations"];
+
 /// Traits whose `read`/`write` hand the error to the caller (std I/O): not boundaries.
 const IO_TRAITS: &[&str] = &[
     "Read",
@@ -104,6 +108,9 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
 struct ImplCtx {
     owner: Option<String>,
     trait_name: Option<String>,
+    /// The impl is marked `#[vtable]` (the kernel crate's attribute for traits whose methods C
+    /// calls through a table of function pointers).
+    vtable: bool,
 }
 
 struct FnCtx {
@@ -654,6 +661,13 @@ impl<'n, 't> Walker<'n, 't> {
             // whose failure the subsystem prints itself.
             if t == "Driver" && returns_result(sig) && !SUBSYSTEM_PRINTS.contains(&name) {
                 return Some(Boundary::DriverCallback);
+            }
+            // configfs: a `#[vtable] impl` of its attribute or group operations is what
+            // `configfs_attrs!`/`Subsystem::new` register; C calls `show`/`store` for read(2)
+            // and write(2) of the attribute's file, `make_group` for mkdir(2).
+            let vtable = self.impls.last().is_some_and(|i| i.vtable);
+            if vtable && CONFIGFS_OPS.contains(&t) && returns_result(sig) {
+                return Some(Boundary::ConfigfsOp);
             }
         }
         None

@@ -53,6 +53,10 @@ pub enum Boundary {
     /// Any other method of a kernel driver trait impl (`impl phy::Driver for …`,
     /// `impl cpufreq::Driver for …`): the subsystem's C code calls it through an adapter.
     DriverCallback,
+    /// A method of a `#[vtable] impl` of configfs's `AttributeOperations` or `GroupOperations`:
+    /// an entry point from user space, its errno the result of read(2), write(2) or mkdir(2) in
+    /// configfs.
+    ConfigfsOp,
     /// A DRM driver's ioctl handler, registered with `declare_drm_ioctls!`: an entry point from
     /// user space, its errno the `ioctl`'s result.
     DrmIoctl,
@@ -70,6 +74,7 @@ impl Boundary {
             Boundary::Exported => "exported extern function",
             Boundary::FileOp => "file operation",
             Boundary::DriverCallback => "driver callback",
+            Boundary::ConfigfsOp => "configfs operation",
             Boundary::DrmIoctl => "DRM ioctl",
             Boundary::Config => "configured boundary",
         }
@@ -95,6 +100,10 @@ impl Boundary {
             }
             Boundary::DriverCallback => {
                 "the subsystem's C code gets only the errno; it prints nothing for most callbacks"
+            }
+            Boundary::ConfigfsOp => {
+                "the errno is the result of the read(2), write(2) or mkdir(2) in configfs, seen \
+                 by the process that made it; nothing is printed"
             }
             Boundary::DrmIoctl => {
                 "the errno is the ioctl's result, seen by the process that made it; DRM prints \

@@ -29,6 +29,7 @@ const EXPECTED: &[Row] = &[
     ("user_space_entry.rs", 2, 0, 0, 0, 0, 3, 0),
     ("drm_ioctls.rs", 0, 0, 0, 0, 0, 0, 0),
     ("driver_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
+    ("vtable_callbacks.rs", 0, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -194,6 +195,35 @@ fn errnos_returned_to_user_space_are_counted_apart() {
     assert_eq!(ioctl.kind, "file operation");
     assert!(ioctl.user_space);
     assert!(ioctl.fate.contains("system call's result"), "{}", ioctl.fate);
+}
+
+/// configfs's registration form (a `#[vtable] impl` of `AttributeOperations` or
+/// `GroupOperations`) is an entry point from user space: an attribute's `store` and a group's
+/// `make_group` hand the errno to write(2) and mkdir(2), listed with `user_space`; a block-mq
+/// `queue_rq`, whose failure the block layer prints, is not an entry point (issue 23, item 2).
+#[test]
+fn configfs_operations_are_entry_points_from_user_space() {
+    let r = common::audit_fixture("vtable_callbacks.rs");
+    assert_eq!(r.summary.returned_to_user, 2, "{:#?}", r.findings);
+    let config = errtrace_audit::Config {
+        user_space: true,
+        ..Default::default()
+    };
+    let listed = common::audit_with(&common::fixtures().join("vtable_callbacks.rs"), config);
+    let entries: Vec<(u32, String, bool)> = listed
+        .findings
+        .iter()
+        .filter_map(|f| f.boundary.clone().map(|b| (f.line, b.kind, b.user_space)))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            (5, "configfs operation".to_string(), true),
+            (9, "configfs operation".to_string(), true)
+        ],
+        "{:#?}",
+        listed.findings
+    );
 }
 
 /// A comment acknowledges the discard it sits on, not every discard of that function in the

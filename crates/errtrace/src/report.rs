@@ -202,7 +202,9 @@ fn write_trail_line(f: &mut fmt::Formatter<'_>, e: &Error) -> Result<bool, fmt::
             Ok(total > 0)
         }
         Err(_) => {
-            f.write_str("trail not recorded (every recorder slot it could take held a live error)")?;
+            f.write_str(
+                "trail not recorded (every recorder slot it could take held a live error)",
+            )?;
             Ok(true)
         }
     }

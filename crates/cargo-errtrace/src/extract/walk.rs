@@ -46,7 +46,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let owner = type_last_seg(&i.self_ty);
         let trait_name = i.trait_.as_ref().map(|(_, p, _)| last_seg(p));
-        self.impls.push(ImplCtx { owner, trait_name });
+        let vtable = i.attrs.iter().any(|a| a.path().is_ident("vtable"));
+        self.impls.push(ImplCtx {
+            owner,
+            trait_name,
+            vtable,
+        });
         self.generics.push(type_params(&i.generics));
         self.with_test_attrs(&i.attrs, |w| visit::visit_item_impl(w, i));
         self.generics.pop();
@@ -57,6 +62,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         self.impls.push(ImplCtx {
             owner: Some(t.ident.to_string()),
             trait_name: Some(t.ident.to_string()),
+            vtable: false,
         });
         let mut g = type_params(&t.generics);
         g.push("Self".to_string());
