@@ -99,11 +99,12 @@ def inline_chains(binary, addrs):
 
 # (group, pattern), matched against each frame of an inline chain, innermost first.
 PARTS = [
-    ("recorder claim (fetch_add the shard's head, CAS the slot, fill the event)", r"Recorder<_>::(try_)?claim"),
+    ("recorder claim (the owned shard's head: load and store; the slot's state check, fill, publish)", r"Recorder<_>::(try_)?claim"),
+    ("the thread's shard (its lease: one thread-local load)", r"errtrace::shard::"),
     ("hop append (the slot from the handle, the cell stores, the count)", r"Recorder<_>::hop_owned"),
     ("release (recorder slot: clear LIVE; a travelled error's count)", r"Recorder<_>::(release_owned|travelled)"),
     ("reported/logged checks (recorder slot)", r"Recorder<_>::(is_reported|mark_reported)"),
-    ("per-shard counters (errors made, travelled)", r"errtrace::counters::|SiteState>::count$"),
+    ("per-shard counters (errors made, travelled: load and store in the owned shard)", r"errtrace::counters::|SiteState>::count$"),
     ("site (static site's link check, location pool lookup, id)", r"errtrace::site::"),
     ("cpu id / clock hooks", r"errtrace::platform::"),
     ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_m?s|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
