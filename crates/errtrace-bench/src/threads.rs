@@ -4,8 +4,13 @@
 //! threads slow each other down (shared cache lines), which callgrind, serialising threads,
 //! cannot see. The per-error cost ratio (two threads / one thread) is the median of several
 //! rounds; 1.0 means no interference.
+//!
+//! Then the cost of a hop taken on another thread than the one that made the error (an `Error`
+//! is `Send`): the hop writes the error's slot in the maker's shard, so the slot's cache lines
+//! move to the other core.
 
 use crate::cases;
+use errtrace::{code::EIO, Error};
 use std::time::{Duration, Instant};
 
 /// Iterations per thread per round.
@@ -74,4 +79,87 @@ pub fn run() {
             median(ratios)
         );
     }
+    hops_across_threads();
+}
+
+/// Errors per batch and hops per error in [`hops_across_threads`].
+const BATCH: usize = 32;
+const HOPS: usize = 10;
+const BATCHES: usize = 20_000;
+
+/// Times `HOPS` hops on each error of `batch` and handles them; returns the hops' time.
+#[inline(never)]
+fn hop_batch(batch: &mut Vec<Error>) -> Duration {
+    let t0 = Instant::now();
+    for e in batch.iter_mut() {
+        for _ in 0..HOPS {
+            e.hop();
+        }
+    }
+    let t = t0.elapsed();
+    for e in batch.drain(..) {
+        e.handled();
+    }
+    t
+}
+
+fn fill(batch: &mut Vec<Error>) {
+    batch.extend((0..BATCH).map(|_| Error::new(EIO)));
+}
+
+/// Nanoseconds per hop: on the thread that made the errors, and on another thread that
+/// received them in batches (the maker keeps making the next batch meanwhile).
+fn hops_across_threads() {
+    let per_hop = |t: Duration| t.as_secs_f64() * 1e9 / (BATCHES * BATCH * HOPS) as f64;
+    let mut same = vec![];
+    let mut other = vec![];
+    for _ in 0..ROUNDS {
+        let t = std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut batch = Vec::with_capacity(BATCH);
+                let mut t = Duration::ZERO;
+                for _ in 0..BATCHES {
+                    fill(&mut batch);
+                    t += hop_batch(&mut batch);
+                }
+                t
+            })
+            .join()
+            .unwrap_or_default()
+        });
+        same.push(per_hop(t));
+        let (to_hopper, batches) = std::sync::mpsc::sync_channel::<Vec<Error>>(2);
+        let (to_maker, empties) = std::sync::mpsc::sync_channel::<Vec<Error>>(4);
+        let t = std::thread::scope(|s| {
+            let hopper = s.spawn(move || {
+                for _ in 0..4 {
+                    let _ = to_maker.send(Vec::with_capacity(BATCH));
+                }
+                let mut t = Duration::ZERO;
+                while let Ok(mut batch) = batches.recv() {
+                    t += hop_batch(&mut batch);
+                    let _ = to_maker.send(batch);
+                }
+                t
+            });
+            s.spawn(move || {
+                for _ in 0..BATCHES {
+                    let Ok(mut batch) = empties.recv() else { break };
+                    fill(&mut batch);
+                    if to_hopper.send(batch).is_err() {
+                        break;
+                    }
+                }
+            });
+            hopper.join().unwrap_or_default()
+        });
+        other.push(per_hop(t));
+    }
+    let (same, other) = (median(same), median(other));
+    println!(
+        "hop on the error's own thread: {same:.1} ns; on another thread: {other:.1} ns \
+         ({BATCH} errors per batch, {HOPS} hops each, median of {ROUNDS} rounds): \
+         {:.0} ns more per error that moved",
+        (other - same) * HOPS as f64
+    );
 }
