@@ -171,14 +171,20 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         }
     }
 
+    /// The state a claim of the slot for `tag` starts from and the one it publishes, if the
+    /// slot holds no live event (its state read with `order`).
+    #[inline(always)]
+    fn claimable(&self, tag: u32, order: Ordering) -> Option<(u32, u32)> {
+        let cur = self.state.load(order);
+        (cur & (LIVE | BUSY) == 0).then_some((cur, (tag << 16) | LIVE | WRITTEN))
+    }
+
     /// Takes the slot for a new live event with `tag` (16 bits) if it holds no live event.
     #[inline(always)]
     pub(crate) fn try_claim(&self, tag: u32, fill: &Fill<T>) -> bool {
-        let cur = self.state.load(Ordering::Relaxed);
-        if cur & (LIVE | BUSY) != 0 {
+        let Some((cur, new)) = self.claimable(tag, Ordering::Relaxed) else {
             return false;
-        }
-        let new = (tag << 16) | LIVE | WRITTEN;
+        };
         if self
             .state
             .compare_exchange(cur, new | BUSY, Ordering::Acquire, Ordering::Relaxed)
@@ -186,6 +192,20 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         {
             return false;
         }
+        self.fill(new, fill);
+        true
+    }
+
+    /// Takes the slot for a new live event with `tag` (16 bits) if it holds no live event, on
+    /// behalf of the one context that claims slots in its shard (so nobody else claims it at
+    /// once): plain stores, with the seqlock's BUSY state around them for readers.
+    #[inline(always)]
+    pub(crate) fn try_claim_owned(&self, tag: u32, fill: &Fill<T>) -> bool {
+        // Acquire: the last owner's writes (its hops, its release) happen before these.
+        let Some((_, new)) = self.claimable(tag, Ordering::Acquire) else {
+            return false;
+        };
+        self.state.store(new | BUSY, Ordering::Relaxed);
         self.fill(new, fill);
         true
     }
@@ -200,22 +220,6 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.site.store(Some(fill.site), Ordering::Relaxed);
         self.loc.store(fill.loc, Ordering::Relaxed);
         self.state.store(new, Ordering::Release);
-    }
-
-    /// Takes the slot for a new live event with `tag` (16 bits) if it holds no live event, on
-    /// behalf of the one context that claims slots in its shard (so nobody else claims it at
-    /// once): plain stores, with the seqlock's BUSY state around them for readers.
-    #[inline(always)]
-    pub(crate) fn try_claim_owned(&self, tag: u32, fill: &Fill<T>) -> bool {
-        // Acquire: the last owner's writes (its hops, its release) happen before these.
-        let cur = self.state.load(Ordering::Acquire);
-        if cur & (LIVE | BUSY) != 0 {
-            return false;
-        }
-        let new = (tag << 16) | LIVE | WRITTEN;
-        self.state.store(new | BUSY, Ordering::Relaxed);
-        self.fill(new, fill);
-        true
     }
 
     /// Whether the slot holds the live event `tag`.
