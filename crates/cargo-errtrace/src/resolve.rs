@@ -12,8 +12,10 @@
 //! - `T::m(…)` with `T` a generic parameter, `Trait::m(…)`, `Self::m(…)` in a trait's
 //!   default method: every trait-impl method `m` (and the trait's default), up to
 //!   [`MAX_DISPATCH`]; the error can come from any of them.
-//! - `x.m(…)` on any other receiver: resolved only when exactly one method named `m`
-//!   exists in the whole tree.
+//! - `x.m(…)` on any other receiver: resolved when exactly one method named `m` exists in
+//!   the whole tree; when every one in the caller's crate implements the same trait (a call
+//!   through `&dyn Trait`, or on a type the syntax cannot tell, such as a HAL object chosen
+//!   by chip), every implementation, up to [`MAX_DISPATCH`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -286,10 +288,21 @@ impl<'a> Index<'a> {
                 match methods.len() {
                     0 => Resolution::NotFound,
                     1 => Resolution::Resolved(methods[0]),
-                    n => Resolution::Ambiguous(n),
+                    n => self.one_trait(self.in_crate_of(&methods, caller)).unwrap_or(Resolution::Ambiguous(n)),
                 }
             }
         }
+    }
+
+    /// Dispatch into `cands` when they are all implementations of one trait (at least two, at
+    /// most [`MAX_DISPATCH`]): a method called on a value whose type the syntax cannot tell.
+    fn one_trait(&self, cands: Vec<FnId>) -> Option<Resolution> {
+        let first = self.func(*cands.first()?)?.trait_name.as_ref()?;
+        let same = cands.iter().all(|c| {
+            self.func(*c)
+                .is_some_and(|f| f.trait_name.as_ref() == Some(first) && f.owner.as_ref() != Some(first))
+        });
+        (same && (2..=MAX_DISPATCH).contains(&cands.len())).then_some(Resolution::Many(cands))
     }
 
     fn resolve_path(&self, segs: &[String], caller: FnId, cf: &FnSummary, cfile: &FileSummary) -> Resolution {

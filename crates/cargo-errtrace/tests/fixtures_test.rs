@@ -30,6 +30,7 @@ const EXPECTED: &[Row] = &[
     ("drm_ioctls.rs", 0, 0, 0, 0, 0, 0, 0),
     ("driver_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
     ("vtable_callbacks.rs", 0, 0, 0, 0, 0, 3, 0),
+    ("dyn_dispatch.rs", 3, 0, 0, 0, 0, 4, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -223,6 +224,29 @@ fn configfs_operations_are_entry_points_from_user_space() {
         ],
         "{:#?}",
         listed.findings
+    );
+}
+
+/// A method called through `&dyn Trait` is followed into every in-tree implementation of the
+/// trait, and each finding names the implementation its error comes from; same-named methods
+/// of unrelated types stay unresolved (issue 23, item 1: nova-core's `fb_hal(chipset)` calls).
+#[test]
+fn calls_through_dyn_trait_follow_every_implementation() {
+    let r = common::audit_fixture("dyn_dispatch.rs");
+    let origins: Vec<(u32, String)> = r
+        .findings
+        .iter()
+        .map(|f| (f.line, f.function.clone()))
+        .collect();
+    assert_eq!(
+        origins,
+        [
+            (14, "dyn_dispatch::Tu102::flush_page".to_string()),
+            (22, "dyn_dispatch::Ga100::flush_page".to_string()),
+            (63, "dyn_dispatch::Other::probe".to_string()),
+        ],
+        "{:#?}",
+        r.findings
     );
 }
 
