@@ -288,7 +288,9 @@ impl<'a> Index<'a> {
                 match methods.len() {
                     0 => Resolution::NotFound,
                     1 => Resolution::Resolved(methods[0]),
-                    n => self.one_trait(self.in_crate_of(&methods, caller)).unwrap_or(Resolution::Ambiguous(n)),
+                    n => self
+                        .one_trait(self.in_crate_of(&methods, caller))
+                        .unwrap_or(Resolution::Ambiguous(n)),
                 }
             }
         }

@@ -233,11 +233,7 @@ fn configfs_operations_are_entry_points_from_user_space() {
 #[test]
 fn calls_through_dyn_trait_follow_every_implementation() {
     let r = common::audit_fixture("dyn_dispatch.rs");
-    let origins: Vec<(u32, String)> = r
-        .findings
-        .iter()
-        .map(|f| (f.line, f.function.clone()))
-        .collect();
+    let origins: Vec<(u32, String)> = r.findings.iter().map(|f| (f.line, f.function.clone())).collect();
     assert_eq!(
         origins,
         [
