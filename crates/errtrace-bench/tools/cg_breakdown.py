@@ -107,7 +107,7 @@ PARTS = [
     ("per-shard counters (errors made, travelled: load and store in the owned shard)", r"errtrace::counters::|SiteState>::count$"),
     ("site (static site's link check, location pool lookup, id)", r"errtrace::site::"),
     ("cpu id / clock hooks", r"errtrace::platform::"),
-    ("coarse clock (clock_gettime CLOCK_MONOTONIC_COARSE, vDSO)", r"coarse_monotonic_m?s|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
+    ("coarse clock (rdtsc and the thread's last CLOCK_MONOTONIC_COARSE reading; the vDSO when stale)", r"coarse_monotonic_m?s|read_coarse_ms|_rdtsc|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
     ("err! call site of a logging error (format_args!, the call)", r"errtrace_impl::leaf_(quiet|ratelimited)$"),
     ("policy decision and log bookkeeping", r"errtrace::(policy|emit|__private::log_created)"),
     ("hop bookkeeping (the out-of-line call, the recorded test, the HOPPED bit)", r"lifecycle::.*(hop|hop_at|hopped_out_of_line|record_hop_inline)\b|hop_bits|__errtrace_hop|ResultExt"),

@@ -5,7 +5,8 @@
 //!
 //! - With the `std` feature the clock defaults to the coarse monotonic clock on Linux
 //!   (`CLOCK_MONOTONIC_COARSE`: tick-granular, read without a system call, enough for rate
-//!   limits) and to [`std::time::Instant`] elsewhere, and the id to a small
+//!   limits; on x86-64 a thread reuses its last reading until its time-stamp counter has moved
+//!   on by 2²⁰ cycles) and to [`std::time::Instant`] elsewhere, and the id to a small
 //!   per-thread number; call [`set_clock`] / [`set_cpu_id`] before the first error to replace them
 //!   (tests install a fake clock this way).
 //! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and

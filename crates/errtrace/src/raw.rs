@@ -315,8 +315,49 @@ pub(crate) fn leak<T: Sync>(value: T) -> Option<&'static T> {
 /// `CLOCK_MONOTONIC_COARSE` in wrapping milliseconds: the kernel's tick-granular monotonic clock, read
 /// from the vDSO without a system call (a fraction of `Instant::now`'s cost); rate limits need
 /// no finer. `None` if the call fails.
+///
+/// On x86-64 a thread reads the clock again only when its time-stamp counter has moved on by
+/// [`REUSE_CYCLES`] since its last reading (well under the clock's own tick of 1 to 10 ms), and
+/// otherwise returns that reading: a storm's messages cost one `rdtsc` each instead of a clock
+/// read. A counter that went backwards (another CPU's) or jumped counts as moved on.
 #[cfg(all(feature = "std", target_os = "linux", not(loom)))]
+#[inline]
 pub(crate) fn coarse_monotonic_ms() -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::thread_local! {
+            // (time-stamp counter, milliseconds) of this thread's last clock reading; constant-
+            // initialised, without a destructor: one TLS load.
+            static LAST: core::cell::Cell<(u64, u32)> = const { core::cell::Cell::new((0, 0)) };
+        }
+        // SAFETY: `rdtsc` reads the time-stamp counter; it has no preconditions on x86-64.
+        let tsc = unsafe { core::arch::x86_64::_rdtsc() };
+        let (at, ms) = LAST.with(core::cell::Cell::get);
+        if at != 0 && tsc.wrapping_sub(at) < REUSE_CYCLES {
+            return Some(ms);
+        }
+        let ms = read_coarse_ms()?;
+        LAST.with(|l| l.set((tsc, ms)));
+        Some(ms)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    read_coarse_ms()
+}
+
+/// Time-stamp counter cycles for which a thread's last clock reading is reused: about 0.3 ms
+/// at 3 GHz, 1 ms at 1 GHz.
+#[cfg(all(
+    feature = "std",
+    target_os = "linux",
+    target_arch = "x86_64",
+    not(loom)
+))]
+const REUSE_CYCLES: u64 = 1 << 20;
+
+/// Reads `CLOCK_MONOTONIC_COARSE` in wrapping milliseconds.
+#[cfg(all(feature = "std", target_os = "linux", not(loom)))]
+#[inline(never)]
+fn read_coarse_ms() -> Option<u32> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
