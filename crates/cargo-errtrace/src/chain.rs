@@ -159,7 +159,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                         }
                     }
                     r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {
-                        if !matches!(site.how, How::Try | How::Rethrow) || site.attached {
+                        // Returned or the tail: the function returns a `Result`, so the call's
+                        // value is that `Result`, and its error leaves as with `?`.
+                        if site.attached {
                             continue;
                         }
                         if accepted {

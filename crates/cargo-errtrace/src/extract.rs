@@ -375,7 +375,12 @@ impl<'n, 't> Walker<'n, 't> {
                     if last == "Err" {
                         return (Some(Target::Made), attached || self.contains_log(&c.args));
                     }
-                    if last == "Ok" || last == "Some" {
+                    // `Ok(…)`, and the kernel's `build_error(…)`: a call that never returns at
+                    // run time (a default vtable method's body), so nothing leaves through it.
+                    if last == "Ok"
+                        || last == "Some"
+                        || crate::logging::BUILD_TIME_MACROS.contains(&last.as_str())
+                    {
                         return (None, attached);
                     }
                     // `KBox::pin_init(Dev::new(…), GFP_KERNEL)?`, `Arc::pin_init(…)?`: the error
