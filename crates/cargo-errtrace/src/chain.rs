@@ -153,6 +153,11 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                             if tf.ret.is_option() || site.how != How::Try && !index.is_result(&tf.ret) {
                                 continue;
                             }
+                            // The subsystem prints what this callback returns: the adapter
+                            // that calls it hands on a reported error.
+                            if crate::model::subsystem_prints(tf) {
+                                continue;
+                            }
                             if let Some(e) = edges.get_mut(id as usize) {
                                 e.push((t, si as u32));
                             }
@@ -233,10 +238,16 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     continue
                 }
                 CheckKind::UnwrapOr { method, callee } => {
+                    let resolution = index.resolve(callee, id);
+                    // A callee that reports its own failure (an allocation: the allocator
+                    // warns) loses nothing when its error becomes `None` or a default.
+                    if crate::explained::reported_by_callee(&index, names, callee, &resolution, id) {
+                        continue;
+                    }
                     // The failing function: resolved, or any of several of that name in the
                     // crate when every one returns `Result` (`alloc.reserve_existing(…)` on a
                     // range allocator with an array and a tree implementation).
-                    let what = match index.resolve(callee, id) {
+                    let what = match resolution {
                         Resolution::Resolved(t) if index.returns_result(t) => {
                             index.func(t).map(|f| f.display.clone()).unwrap_or_default()
                         }

@@ -50,11 +50,6 @@ const FILE_OPS: &[&str] = &[
     "flush",
 ];
 
-/// Driver-trait callbacks whose failure the subsystem's C code prints: not boundaries. The
-/// cpufreq core prints "Failed to change cpu frequency: %d" when `target_index` fails
-/// (`__target_index` in Linux 6.12).
-const SUBSYSTEM_PRINTS: &[&str] = &["target_index"];
-
 /// configfs's operation traits: their `#[vtable]` impls are called for read(2), write(2) and
 /// mkdir(2) in configfs.
 const CONFIGFS_OPS: &[&str] = &["AttributeOperations", "GroupOperations"];
@@ -664,7 +659,7 @@ impl<'n, 't> Walker<'n, 't> {
             // `impl phy::Driver for …`, `impl cpufreq::Driver for …`: every callback of a
             // kernel driver trait is called by C through the subsystem's adapter, except those
             // whose failure the subsystem prints itself.
-            if t == "Driver" && returns_result(sig) && !SUBSYSTEM_PRINTS.contains(&name) {
+            if t == "Driver" && returns_result(sig) && !crate::model::SUBSYSTEM_PRINTS.contains(&name) {
                 return Some(Boundary::DriverCallback);
             }
             // configfs: a `#[vtable] impl` of its attribute or group operations is what

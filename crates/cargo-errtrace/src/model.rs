@@ -114,6 +114,21 @@ impl Boundary {
     }
 }
 
+/// Driver-trait callbacks whose failure the subsystem's C code prints: not boundaries. The
+/// cpufreq core prints "Failed to change cpu frequency: %d" when `target_index` fails
+/// (`__target_index` in Linux 6.12); phylib's state machine warns with the callback's name when
+/// `read_status` fails (`phy_error_precise`: `WARN(1, "%pS: returned: %d")`, Linux 6.12 and 7.3);
+/// a driver's `suspend` and `resume` run under the PM core, which prints a failing callback
+/// (`dpm_run_callback` → `__suspend_report_result`: "%s(): %ps returns %d", and `pm_dev_err`).
+pub const SUBSYSTEM_PRINTS: &[&str] = &["target_index", "read_status", "suspend", "resume"];
+
+/// Whether `f` is a driver-trait callback whose failure the subsystem prints
+/// ([`SUBSYSTEM_PRINTS`]): an error leaving it is reported by the C code that called it, so
+/// no chain goes on into its caller (the kernel crate's adapter).
+pub fn subsystem_prints(f: &FnSummary) -> bool {
+    f.trait_name.as_deref() == Some("Driver") && SUBSYSTEM_PRINTS.contains(&f.name.as_str())
+}
+
 /// A called function as written at a call site, before resolution.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Callee {

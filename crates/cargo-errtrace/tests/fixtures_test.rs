@@ -32,6 +32,7 @@ const EXPECTED: &[Row] = &[
     ("vtable_callbacks.rs", 0, 0, 0, 0, 0, 3, 0),
     ("dyn_dispatch.rs", 3, 0, 0, 0, 0, 4, 0),
     ("returned_foreign_call.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("subsystem_prints.rs", 1, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -245,6 +246,21 @@ fn calls_through_dyn_trait_follow_every_implementation() {
         "{:#?}",
         r.findings
     );
+}
+
+/// `.ok()` on a callee that reports its own failure (an allocation: the allocator warns) loses
+/// nothing; on a lookup that fails without a word it does (issue 23, item 4: rcpufreq_dt's
+/// `CString::try_from_fmt(…).ok()`, false in the blind run on Linux 7.3).
+#[test]
+fn ok_on_an_allocation_is_not_swallowed() {
+    let root = common::fixtures()
+        .parent()
+        .unwrap()
+        .join("fixtures-trees/swallowed_allocation");
+    let r = common::audit_with(&root, errtrace_audit::Config::default());
+    let m: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(m[0].contains("supply::lookup"), "{m:?}");
 }
 
 /// A comment acknowledges the discard it sits on, not every discard of that function in the

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Score `cargo errtrace audit` against the blind labels of crates/cargo-errtrace/corpus/linux-7.3-blind.
+
+    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel]
+
+TREE is a Linux 7.3 source tree (Debian's linux-source-7.3, as kernel/test.sh unpacks it). For
+each driver with a `<name>.labels.json`, the audit runs on the driver alone (as in the blind
+first run) and is scored against the labels, which were written before any run:
+
+- recall: labelled silent paths (default report: not returned to user space) that a finding
+  reports: a finding at the label's line (or up to eight lines after it: the `)?;` of the same
+  call), or whose chain passes that line;
+- precision: default findings that match a labelled path are true, those at a line the reader
+  listed as not silent are false; any other finding is counted as unjudged and listed (judge
+  it, and say so: it was judged after seeing the finding).
+
+Findings that are overflow guards (listed with --guards) are not scored, as in the first run.
+
+With --with-kernel, each driver is audited together with the kernel crate (`rust/`, generated
+bindings left out), so calls into it are followed to where the kernel crate makes the error;
+only findings whose origin or chain is in the driver are scored.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "crates", "cargo-errtrace", "corpus", "linux-7.3-blind")
+
+# The drivers of the blind run: label file name -> path in the tree.
+DRIVERS = [
+    ("tyr", "drivers/gpu/drm/tyr"),
+    ("rnull", "drivers/block/rnull"),
+    ("pwm_th1520", "drivers/pwm/pwm_th1520.rs"),
+    ("rcpufreq_dt", "drivers/cpufreq/rcpufreq_dt.rs"),
+    ("ax88796b_rust", "drivers/net/phy/ax88796b_rust.rs"),
+    ("qt2025", "drivers/net/phy/qt2025.rs"),
+    ("nova", "drivers/gpu/drm/nova"),
+]
+KINDS = ("silent-chain", "discarded", "swallowed")
+
+
+def near(f_file, f_line, file, line):
+    return f_file == file and 0 <= f_line - line <= 8
+
+
+def touches(finding, file, line):
+    if near(finding["file"], finding["line"], file, line):
+        return True
+    return any(near(c.get("file"), c.get("line", -1), file, line) for c in finding.get("chain", []))
+
+
+def in_driver(f, prefix):
+    """The finding with its paths made relative to the driver, if its origin or chain is there."""
+    if not prefix:
+        return f
+    strip = lambda p: p[len(prefix):] if p and p.startswith(prefix) else None
+    chain = [dict(c, file=strip(c.get("file"))) for c in f.get("chain", [])]
+    if strip(f["file"]) is None and not any(c["file"] for c in chain):
+        return None
+    return dict(f, file=strip(f["file"]) or "", chain=chain)
+
+
+def staged(tree, path):
+    """A directory with the kernel crate and the driver, as in the tree."""
+    d = tempfile.mkdtemp(prefix="blind-")
+    for src in ("rust", path):
+        s = os.path.join(tree, src)
+        if os.path.isdir(s):
+            shutil.copytree(s, os.path.join(d, src), ignore=shutil.ignore_patterns("*_generated.rs"))
+        else:
+            os.makedirs(os.path.dirname(os.path.join(d, src)), exist_ok=True)
+            shutil.copy(s, os.path.join(d, src))
+    return d
+
+
+def score(name, path, tree, audit, with_kernel):
+    labels = json.load(open(os.path.join(CORPUS, f"{name}.labels.json")))
+    stage = staged(tree, path) if with_kernel else None
+    target = stage or os.path.join(tree, path)
+    prefix = (path.rstrip("/") + "/" if os.path.isdir(os.path.join(tree, path)) else os.path.dirname(path) + "/") if stage else ""
+    out = subprocess.run(
+        [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"],
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode not in (0, 1):
+        sys.exit(f"audit failed on {target} ({out.returncode}): {out.stderr}")
+    if stage:
+        shutil.rmtree(stage)
+    findings = [
+        g
+        for f in json.loads(out.stdout)["findings"]
+        if f["kind"] in KINDS and (g := in_driver(f, prefix)) is not None
+    ]
+    default = [
+        f for f in findings if not f.get("guard") and not (f.get("boundary") or {}).get("user_space")
+    ]
+    paths = [p for p in labels["paths"] if p["kind"] in KINDS and not p.get("user_space")]
+    found = [p for p in paths if any(touches(f, p["file"], p["line"]) for f in findings)]
+    true, false, unjudged = [], [], []
+    for f in default:
+        if any(touches(f, p["file"], p["line"]) for p in paths):
+            true.append(f)
+        elif any(near(f["file"], f["line"], n["file"], n["line"]) for n in labels.get("not_silent", [])):
+            false.append(f)
+        else:
+            unjudged.append(f)
+    return {
+        "name": name,
+        "labelled": len(paths),
+        "found": len(found),
+        "missed": [p for p in paths if p not in found],
+        "findings": len(default),
+        "true": len(true),
+        "false": false,
+        "unjudged": unjudged,
+    }
+
+
+def pct(a, b):
+    return f"{100 * a // b} %" if b else "–"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tree")
+    ap.add_argument("--audit", default="cargo-errtrace")
+    ap.add_argument("--with-kernel", action="store_true")
+    a = ap.parse_args()
+    rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in DRIVERS]
+    print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    tot = dict(labelled=0, found=0, findings=0, true=0, false=0, unjudged=0)
+    for r in rows:
+        nf, nu = len(r["false"]), len(r["unjudged"])
+        print(
+            f"| {r['name']} | {r['labelled']} | {r['found']} | {pct(r['found'], r['labelled'])} | "
+            f"{r['findings']} | {r['true']} | {nf} | {nu} | {pct(r['true'], r['true'] + nf)} |"
+        )
+        for k, v in (("labelled", r["labelled"]), ("found", r["found"]), ("findings", r["findings"]),
+                     ("true", r["true"]), ("false", nf), ("unjudged", nu)):
+            tot[k] += v
+    print(
+        f"| **total** | {tot['labelled']} | {tot['found']} | {pct(tot['found'], tot['labelled'])} | "
+        f"{tot['findings']} | {tot['true']} | {tot['false']} | {tot['unjudged']} | "
+        f"{pct(tot['true'], tot['true'] + tot['false'])} |"
+    )
+    for r in rows:
+        for p in r["missed"]:
+            print(f"missed: {r['name']} {p['file']}:{p['line']}: {p['reason'][:110]}")
+        for f in r["false"]:
+            print(f"false: {r['name']} {f['file']}:{f['line']}: {f['message'][:110]}")
+        for f in r["unjudged"]:
+            print(f"unjudged: {r['name']} {f['file']}:{f['line']}: {f['message'][:110]}")
+
+
+if __name__ == "__main__":
+    main()
