@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score `cargo errtrace audit` against the blind labels of crates/cargo-errtrace/corpus/linux-7.3-blind.
 
-    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel]
+    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel] [--check]
 
 TREE is a Linux 7.3 source tree (Debian's linux-source-7.3, as kernel/test.sh unpacks it). For
 each driver with a `<name>.labels.json`, the audit runs on the driver alone (as in the blind
@@ -11,8 +11,10 @@ first run) and is scored against the labels, which were written before any run:
   reports: a finding at the label's line (or up to eight lines after it: the `)?;` of the same
   call), or whose chain passes that line;
 - precision: default findings that match a labelled path are true, those at a line the reader
-  listed as not silent are false; any other finding is counted as unjudged and listed (judge
-  it, and say so: it was judged after seeing the finding).
+  listed as not silent are false; then `judged-after.json` (findings judged after they were
+  seen, not blind); any other finding is counted as unjudged and listed: judge it there.
+
+With --check, exits 1 when a finding is unjudged, or recall or precision is below 80 %.
 
 Findings that are overflow guards (listed with --guards) are not scored, as in the first run.
 
@@ -63,7 +65,9 @@ def in_driver(f, prefix):
     chain = [dict(c, file=strip(c.get("file"))) for c in f.get("chain", [])]
     if strip(f["file"]) is None and not any(c["file"] for c in chain):
         return None
-    return dict(f, file=strip(f["file"]) or "", chain=chain)
+    # Chain steps outside the driver keep their tree paths.
+    chain = [dict(c, file=c["file"] or o.get("file")) for c, o in zip(chain, f.get("chain", []))]
+    return dict(f, file=strip(f["file"]) or f["file"], chain=chain)
 
 
 def staged(tree, path):
@@ -103,12 +107,19 @@ def score(name, path, tree, audit, with_kernel):
     ]
     paths = [p for p in labels["paths"] if p["kind"] in KINDS and not p.get("user_space")]
     found = [p for p in paths if any(touches(f, p["file"], p["line"]) for f in findings)]
+    after = [
+        j for j in json.load(open(os.path.join(CORPUS, "judged-after.json")))["findings"]
+        if j["driver"] == name
+    ]
     true, false, unjudged = [], [], []
     for f in default:
+        later = [j for j in after if f["file"] == j["file"] and f["line"] == j["line"]]
         if any(touches(f, p["file"], p["line"]) for p in paths):
             true.append(f)
         elif any(near(f["file"], f["line"], n["file"], n["line"]) for n in labels.get("not_silent", [])):
             false.append(f)
+        elif later:
+            (true if later[0]["label"] == "true" else false).append(f)
         else:
             unjudged.append(f)
     return {
@@ -124,7 +135,7 @@ def score(name, path, tree, audit, with_kernel):
 
 
 def pct(a, b):
-    return f"{100 * a // b} %" if b else "–"
+    return f"{round(100 * a / b)} %" if b else "–"
 
 
 def main():
@@ -132,6 +143,7 @@ def main():
     ap.add_argument("tree")
     ap.add_argument("--audit", default="cargo-errtrace")
     ap.add_argument("--with-kernel", action="store_true")
+    ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in DRIVERS]
     print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) |")
@@ -151,6 +163,13 @@ def main():
         f"{tot['findings']} | {tot['true']} | {tot['false']} | {tot['unjudged']} | "
         f"{pct(tot['true'], tot['true'] + tot['false'])} |"
     )
+    problems = []
+    if tot["unjudged"]:
+        problems.append(f"{tot['unjudged']} findings are unjudged: judge them in judged-after.json")
+    if 100 * tot["found"] < 80 * tot["labelled"]:
+        problems.append(f"recall {pct(tot['found'], tot['labelled'])} is below 80 %")
+    if 100 * tot["true"] < 80 * (tot["true"] + tot["false"]):
+        problems.append(f"precision {pct(tot['true'], tot['true'] + tot['false'])} is below 80 %")
     for r in rows:
         for p in r["missed"]:
             print(f"missed: {r['name']} {p['file']}:{p['line']}: {p['reason'][:110]}")
@@ -158,6 +177,10 @@ def main():
             print(f"false: {r['name']} {f['file']}:{f['line']}: {f['message'][:110]}")
         for f in r["unjudged"]:
             print(f"unjudged: {r['name']} {f['file']}:{f['line']}: {f['message'][:110]}")
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    if a.check and problems:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
