@@ -67,7 +67,7 @@ def in_driver(f, prefix):
         return None
     # Chain steps outside the driver keep their tree paths.
     chain = [dict(c, file=c["file"] or o.get("file")) for c, o in zip(chain, f.get("chain", []))]
-    return dict(f, file=strip(f["file"]) or f["file"], chain=chain)
+    return dict(f, file=strip(f["file"]) or f["file"], chain=chain, outside=strip(f["file"]) is None)
 
 
 def staged(tree, path):
@@ -122,8 +122,17 @@ def score(name, path, tree, audit, with_kernel):
             (true if later[0]["label"] == "true" else false).append(f)
         else:
             unjudged.append(f)
+    # True findings that name the real origin: at a labelled line (the reader labelled the line
+    # where the driver makes the error or calls what fails), or, with the kernel crate, in the
+    # kernel crate where the error is made; not those that stop at a call the audit did not
+    # follow, or start elsewhere and only pass a labelled line.
+    origin = [
+        f for f in true
+        if f.get("outside") or any(near(f["file"], f["line"], p["file"], p["line"]) for p in paths)
+    ]
     return {
         "name": name,
+        "origin": len(origin),
         "labelled": len(paths),
         "found": len(found),
         "missed": [p for p in paths if p not in found],
@@ -146,22 +155,25 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in DRIVERS]
-    print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    tot = dict(labelled=0, found=0, findings=0, true=0, false=0, unjudged=0)
+    print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) "
+          "| naming the origin |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    tot = dict(labelled=0, found=0, findings=0, true=0, false=0, unjudged=0, origin=0)
     for r in rows:
         nf, nu = len(r["false"]), len(r["unjudged"])
         print(
             f"| {r['name']} | {r['labelled']} | {r['found']} | {pct(r['found'], r['labelled'])} | "
-            f"{r['findings']} | {r['true']} | {nf} | {nu} | {pct(r['true'], r['true'] + nf)} |"
+            f"{r['findings']} | {r['true']} | {nf} | {nu} | {pct(r['true'], r['true'] + nf)} | "
+            f"{r['origin']} ({pct(r['origin'], r['true'] + nf)}) |"
         )
         for k, v in (("labelled", r["labelled"]), ("found", r["found"]), ("findings", r["findings"]),
-                     ("true", r["true"]), ("false", nf), ("unjudged", nu)):
+                     ("true", r["true"]), ("false", nf), ("unjudged", nu), ("origin", r["origin"])):
             tot[k] += v
     print(
         f"| **total** | {tot['labelled']} | {tot['found']} | {pct(tot['found'], tot['labelled'])} | "
         f"{tot['findings']} | {tot['true']} | {tot['false']} | {tot['unjudged']} | "
-        f"{pct(tot['true'], tot['true'] + tot['false'])} |"
+        f"{pct(tot['true'], tot['true'] + tot['false'])} | "
+        f"{tot['origin']} ({pct(tot['origin'], tot['true'] + tot['false'])}) |"
     )
     problems = []
     if tot["unjudged"]:

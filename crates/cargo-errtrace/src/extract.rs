@@ -142,12 +142,16 @@ struct Walker<'n, 't> {
     params: Vec<Vec<(String, String)>>,
     /// The file's structs: type name → (field, field type's last segment, through smart
     /// pointers), for `self.field.m(…)`.
-    fields: HashMap<String, Vec<(String, String)>>,
+    fields: HashMap<String, Vec<Field>>,
     /// Inside closures whose `?` is an `Option`'s (`find_map(|x| …)`).
     option_closures: u32,
     /// Locals of the current function bound to the result of an allocating call
     /// (`let p = unsafe { bindings::kzalloc(…) }`).
     alloc_locals: Vec<String>,
+    /// Locals that hold a call's `Result` (`let result = f(…);`, or a block whose value is
+    /// such a call), with what the call is: returning or `?`-ing the local passes that call's
+    /// error on, as returning the call would. The last binding of a name wins.
+    result_locals: Vec<(String, Target, bool)>,
     /// Inside `if p.is_null() { … }` for such a local.
     alloc_null_depth: u32,
     /// The `?` being recorded applies to an allocating call with GFP flags.
@@ -199,6 +203,7 @@ impl<'n, 't> Walker<'n, 't> {
             fields: HashMap::new(),
             option_closures: 0,
             alloc_locals: Vec::new(),
+            result_locals: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
             guard_call: false,
@@ -235,8 +240,27 @@ impl<'n, 't> Walker<'n, 't> {
         params.iter().find(|(n, _)| *n == id).map(|(_, t)| t.clone())
     }
 
-    /// The declared type of `self.field` (the enclosing impl's struct, in this file).
+    /// The declared type of `self.field` (the enclosing impl's struct, in this file), or of
+    /// the contents of a lock or guarded container in one, reached through its accessor
+    /// (`self.manager.lock()` with `manager: Mutex<Manager>` → `Manager`).
     fn field_type(&self, recv: &Expr) -> Option<String> {
+        if let Expr::MethodCall(m) = recv {
+            let method = m.method.to_string();
+            let ty = self
+                .self_field(strip(&m.receiver))?
+                .contents
+                .as_ref()
+                .filter(|(methods, _)| methods.contains(&method.as_str()))?
+                .1
+                .clone();
+            return (!self.is_generic(&ty)).then_some(ty);
+        }
+        let ty = self.self_field(recv)?.ty.clone();
+        (!self.is_generic(&ty)).then_some(ty)
+    }
+
+    /// The declaration of `self.field`, if the enclosing impl's struct is in this file.
+    fn self_field(&self, recv: &Expr) -> Option<&Field> {
         let Expr::Field(f) = recv else { return None };
         if !is_self(strip(&f.base)) {
             return None;
@@ -246,14 +270,7 @@ impl<'n, 't> Walker<'n, 't> {
         };
         let owner = self.owner()?;
         let field = field.to_string();
-        let ty = self
-            .fields
-            .get(&owner)?
-            .iter()
-            .find(|(n, _)| *n == field)?
-            .1
-            .clone();
-        (!self.is_generic(&ty)).then_some(ty)
+        self.fields.get(&owner)?.iter().find(|f| f.name == field)
     }
 
     fn is_generic(&self, name: &str) -> bool {
@@ -315,6 +332,9 @@ impl<'n, 't> Walker<'n, 't> {
     fn classify(&self, e: &Expr) -> (Option<Target>, bool) {
         let mut cur = e;
         let mut attached = false;
+        // Whether `cur` is `e` itself, not the receiver of an adapter: only a local returned or
+        // `?`-ed as it is is known to hold a `Result`.
+        let mut whole = true;
         loop {
             match cur {
                 Expr::Paren(p) => cur = &p.expr,
@@ -332,6 +352,7 @@ impl<'n, 't> Walker<'n, 't> {
                         MethodRole::Logs => {
                             attached = true;
                             cur = &m.receiver;
+                            whole = false;
                             continue;
                         }
                         MethodRole::Makes => {
@@ -339,6 +360,7 @@ impl<'n, 't> Walker<'n, 't> {
                         }
                         MethodRole::PassesOn => {
                             cur = &m.receiver;
+                            whole = false;
                             continue;
                         }
                         MethodRole::LogsAsFunction => return (Some(Target::Made), true),
@@ -405,6 +427,25 @@ impl<'n, 't> Walker<'n, 't> {
                         );
                     }
                     return (Some(Target::Call(Callee::Path(segs))), attached);
+                }
+                // A local that holds a call's `Result`, returned or `?`-ed as it is (the
+                // function returns a `Result`, so the local is one): that call.
+                Expr::Path(p) if whole && p.path.segments.len() == 1 && p.qself.is_none() => {
+                    let name = p.path.segments.first().map(|s| s.ident.to_string());
+                    let held = self
+                        .result_locals
+                        .iter()
+                        .rev()
+                        .find(|(n, ..)| Some(n) == name.as_ref());
+                    // A log that names the local before (`if let Err(e) = &result {
+                    // dev_err!(…) }`, `dev_err!(…, "{result:?}")`) logs its error.
+                    let logged = name
+                        .as_ref()
+                        .is_some_and(|n| self.logged_values.iter().flatten().any(|v| v == n));
+                    return match held {
+                        Some((_, t, a)) => (Some(t.clone()), attached || *a || logged),
+                        None => (None, attached),
+                    };
                 }
                 Expr::Macro(m) => {
                     let name = last_seg(&m.mac.path);
@@ -621,7 +662,16 @@ impl<'n, 't> Walker<'n, 't> {
     fn tail_block(&mut self, b: &syn::Block, depth: u32) {
         if let Some((Stmt::Expr(e, None), rest)) = b.stmts.split_last() {
             let before = self.stmts_contain_log(rest);
+            // The values the block's earlier logging statements name, for a local returned as
+            // the tail (`if let Err(e) = &r { pr_err!(…, r) } r`).
+            let named: Vec<String> = rest
+                .iter()
+                .filter(|s| self.stmts_contain_log(std::slice::from_ref(*s)))
+                .flat_map(idents_of)
+                .collect();
+            self.logged_values.push(named);
             self.tail(e, before, depth);
+            self.logged_values.pop();
         }
     }
 
@@ -675,6 +725,7 @@ impl<'n, 't> Walker<'n, 't> {
 
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {
         self.alloc_locals.clear();
+        self.result_locals.clear();
         let test = is_test_attr(attrs);
         if test {
             self.test_depth += 1;

@@ -260,7 +260,22 @@ impl<'a> Index<'a> {
                         return self.pick(defaults, caller);
                     }
                 }
-                Resolution::NotFound
+                // Not the owner's own: a method of the type it aliases, else one reached
+                // through `Deref` or a trait the syntax does not see (`impl AsSlotManager`
+                // with `type AsSlotManager = SlotManager<AddressSpaceManager>` and
+                // `SlotManager: Deref<Target = T>`), found as for a receiver of unknown type.
+                if let Some(target) = cf.owner.as_deref().and_then(|o| self.aliases.get(o)) {
+                    let own: Vec<FnId> = cands
+                        .iter()
+                        .copied()
+                        .filter(|c| self.func(*c).is_some_and(|f| f.owner.as_deref() == Some(*target)))
+                        .filter(|c| self.visible(*c, caller, &[]))
+                        .collect();
+                    if !own.is_empty() {
+                        return self.pick(own, caller);
+                    }
+                }
+                self.any_method(m, caller)
             }
             Callee::Generic(_, m) => {
                 let impls: Vec<FnId> = self
@@ -278,21 +293,25 @@ impl<'a> Index<'a> {
                     n => Resolution::Ambiguous(n),
                 }
             }
-            Callee::Method(m) => {
-                let methods: Vec<FnId> = self
-                    .candidates(m)
-                    .iter()
-                    .copied()
-                    .filter(|c| self.func(*c).is_some_and(|f| f.has_self) && self.visible(*c, caller, &[]))
-                    .collect();
-                match methods.len() {
-                    0 => Resolution::NotFound,
-                    1 => Resolution::Resolved(methods[0]),
-                    n => self
-                        .one_trait(self.in_crate_of(&methods, caller))
-                        .unwrap_or(Resolution::Ambiguous(n)),
-                }
-            }
+            Callee::Method(m) => self.any_method(m, caller),
+        }
+    }
+
+    /// A method `m` called on a value whose type the syntax cannot tell: the only visible
+    /// method of that name, or every implementation of one trait.
+    fn any_method(&self, m: &str, caller: FnId) -> Resolution {
+        let methods: Vec<FnId> = self
+            .candidates(m)
+            .iter()
+            .copied()
+            .filter(|c| self.func(*c).is_some_and(|f| f.has_self) && self.visible(*c, caller, &[]))
+            .collect();
+        match methods.len() {
+            0 => Resolution::NotFound,
+            1 => Resolution::Resolved(methods[0]),
+            n => self
+                .one_trait(self.in_crate_of(&methods, caller))
+                .unwrap_or(Resolution::Ambiguous(n)),
         }
     }
 
@@ -408,12 +427,32 @@ impl<'a> Index<'a> {
             // A type re-exported under another module (`pub(crate) use self::wrapper::Crit;` in
             // `node`, called as `node::Crit::new()` after `use crate::node::Crit`): the type's
             // own name, in the caller's crate.
-            if let Some(ty) = qual.last() {
+            // Or a type defined in a submodule of the module the path names, in another crate
+            // (`kernel::drm::gpuvm::UniqueRefGpuVm`, defined in `gpuvm::sm_ops` and
+            // re-exported with `pub use self::sm_ops::*`).
+            if let Some((ty, module)) = qual.split_last() {
                 let of_type: Vec<FnId> = cands
                     .iter()
                     .copied()
                     .filter(|c| self.func(*c).is_some_and(|f| f.owner.as_deref() == Some(*ty)))
                     .collect();
+                let below: Vec<FnId> = of_type
+                    .iter()
+                    .copied()
+                    .filter(|c| {
+                        let (Some(f), Some(file)) = (self.func(*c), self.file_of(*c)) else {
+                            return false;
+                        };
+                        let full = core::iter::once(file.crate_name.as_str())
+                            .chain(f.module.iter().map(String::as_str));
+                        full.take(module.len()).eq(module.iter().copied())
+                            && f.module.len() >= module.len()
+                            && self.visible(*c, caller, qual)
+                    })
+                    .collect();
+                if !below.is_empty() {
+                    return self.pick(below, caller);
+                }
                 return self.pick(self.in_crate_of(&of_type, caller), caller);
             }
         }

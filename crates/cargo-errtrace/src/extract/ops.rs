@@ -5,7 +5,9 @@
 //! `extern "C"` functions the VFS calls on a system call: the errno such a function returns is
 //! the system call's result, seen by the process that asked. They are found by the field they
 //! are stored in (`unlocked_ioctl: Some(rust_binder_ioctl)`); `release` is not one of them (the
-//! VFS ignores its value).
+//! VFS ignores its value). configfs's C tables (`configfs_attribute`'s `show`/`store`,
+//! `configfs_group_operations`' `make_group`/`make_item`) are read the same way: read(2),
+//! write(2) and mkdir(2) on a configfs file or directory reach them.
 
 use std::collections::BTreeSet;
 use syn::visit::Visit;
@@ -42,8 +44,19 @@ const USER_FIELDS: &[&str] = &[
     "proc_mmap",
 ];
 
-/// The operations tables whose members are read: the struct literal's type name.
-const TABLES: &[&str] = &["file_operations", "proc_ops"];
+/// configfs's tables: an attribute's `show` and `store` run for read(2) and write(2) of its
+/// file, a group's `make_group`/`make_item` for mkdir(2) (the kernel crate fills them in
+/// `configfs::Attribute::new` and `GroupOperationsVTable`).
+const CONFIGFS_FIELDS: &[&str] = &["show", "store", "make_group", "make_item"];
+
+/// The operations tables whose members are read (the struct literal's type name), with the
+/// members whose return value is a system call's result.
+const TABLES: &[(&str, &[&str])] = &[
+    ("file_operations", USER_FIELDS),
+    ("proc_ops", USER_FIELDS),
+    ("configfs_attribute", CONFIGFS_FIELDS),
+    ("configfs_group_operations", CONFIGFS_FIELDS),
+];
 
 /// Deeper expressions are not looked into (a table is a shallow literal; this bounds the
 /// recursion on adversarial input).
@@ -62,17 +75,18 @@ pub(super) fn user_entries(file: &syn::File) -> BTreeSet<String> {
             }
             self.depth += 1;
             if let syn::Expr::Struct(s) = e {
-                let table = s
-                    .path
-                    .segments
-                    .last()
-                    .is_some_and(|seg| TABLES.contains(&seg.ident.to_string().as_str()));
-                if table {
+                let fields = s.path.segments.last().and_then(|seg| {
+                    TABLES
+                        .iter()
+                        .find(|(t, _)| seg.ident == t)
+                        .map(|(_, fields)| *fields)
+                });
+                if let Some(fields) = fields {
                     for field in &s.fields {
                         let syn::Member::Named(name) = &field.member else {
                             continue;
                         };
-                        if USER_FIELDS.contains(&name.to_string().as_str()) {
+                        if fields.contains(&name.to_string().as_str()) {
                             if let Some(f) = stored_fn(&field.expr) {
                                 self.found.insert(f);
                             }
@@ -166,6 +180,11 @@ fn stored_fn(e: &syn::Expr) -> Option<String> {
         }
         syn::Expr::Cast(c) => stored_fn(&c.expr),
         syn::Expr::Paren(p) => stored_fn(&p.expr),
+        // `if O::HAS_STORE { Some(Self::store) } else { None }`.
+        syn::Expr::If(i) => match i.then_branch.stmts.last() {
+            Some(syn::Stmt::Expr(e, None)) => stored_fn(e),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -19,16 +19,31 @@ pub(super) fn has_c_abi(sig: &syn::Signature) -> bool {
     }
 }
 
+/// A struct's named field: its name, its type's name (through smart pointers, as
+/// [`param_type_name`]) and, for a lock or other guarded container, the contents' type name
+/// with the methods that reach the contents ([`contents_type`]).
+pub(super) struct Field {
+    pub(super) name: String,
+    pub(super) ty: String,
+    pub(super) contents: Option<(&'static [&'static str], String)>,
+}
+
 /// The named fields of every struct in `file` (nested modules included), by struct name.
-pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<(String, String)>> {
-    struct Collect(HashMap<String, Vec<(String, String)>>);
+pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
+    struct Collect(HashMap<String, Vec<Field>>);
     impl<'ast> Visit<'ast> for Collect {
         fn visit_item_struct(&mut self, s: &'ast syn::ItemStruct) {
             if let syn::Fields::Named(named) = &s.fields {
                 let fields = named
                     .named
                     .iter()
-                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), param_type_name(&f.ty)?)))
+                    .filter_map(|f| {
+                        Some(Field {
+                            name: f.ident.as_ref()?.to_string(),
+                            ty: param_type_name(&f.ty)?,
+                            contents: contents_type(&f.ty),
+                        })
+                    })
                     .collect();
                 self.0.insert(s.ident.to_string(), fields);
             }
@@ -195,6 +210,52 @@ pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Containers whose contents a method hands out (a guard or a reference that derefs to
+/// them), with those methods: `self.lock.lock().m()` calls the contents' `m`.
+const CONTAINERS: &[(&str, &[&str])] = &[
+    ("Mutex", LOCK_METHODS),
+    ("SpinLock", LOCK_METHODS),
+    ("SpinLockIrq", LOCK_METHODS),
+    ("RwLock", &["read", "write", "try_read", "try_write"]),
+    ("Revocable", &["try_access", "try_access_with_guard"]),
+    ("Devres", &["access", "try_access"]),
+    ("LockedBy", &["access", "access_mut"]),
+    ("RefCell", &["borrow", "borrow_mut"]),
+];
+
+const LOCK_METHODS: &[&str] = &["lock", "lock_irqsave", "try_lock"];
+
+/// For a field of type `Mutex<T>` (also behind smart pointers: `Pin<KBox<SpinLock<T>>>`), the
+/// methods that reach `T` and `T`'s name.
+pub(super) fn contents_type(ty: &syn::Type) -> Option<(&'static [&'static str], String)> {
+    let mut cur = ty;
+    for _ in 0..8 {
+        let syn::Type::Path(p) = cur else {
+            return match cur {
+                syn::Type::Reference(r) => contents_type(&r.elem),
+                _ => None,
+            };
+        };
+        let last = p.path.segments.last()?;
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+            return None;
+        };
+        let inner = a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })?;
+        let name = last.ident.to_string();
+        if let Some((_, methods)) = CONTAINERS.iter().find(|(c, _)| *c == name) {
+            return Some((methods, param_type_name(inner)?));
+        }
+        if !SMART_POINTERS.contains(&name.as_str()) {
+            return None;
+        }
+        cur = inner;
+    }
+    None
 }
 
 /// The `#[path = "…"]` of an item, if it has one.
@@ -437,4 +498,22 @@ pub(super) fn compares_with(cond: &Expr, code: &str) -> bool {
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_)) => names(&b.left) || names(&b.right),
         _ => false,
     }
+}
+
+/// The value of `e` through blocks: the tail expression of `{ …; f(…) }` (and of nested
+/// blocks), else `e` itself (parentheses and groups stripped).
+pub(super) fn block_value(e: &syn::Expr) -> &syn::Expr {
+    let mut cur = strip(e);
+    for _ in 0..16 {
+        let block = match cur {
+            syn::Expr::Block(b) => &b.block,
+            syn::Expr::Unsafe(u) => &u.block,
+            _ => break,
+        };
+        match block.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => cur = strip(tail),
+            _ => break,
+        }
+    }
+    cur
 }

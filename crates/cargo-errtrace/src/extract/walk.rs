@@ -361,7 +361,21 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let name = p.ident.to_string();
             self.alloc_locals.retain(|n| *n != name);
             if allocating_call(&init.expr) {
-                self.alloc_locals.push(name);
+                self.alloc_locals.push(name.clone());
+            }
+            // `let result = f(…);` or `let result = { …; f(…) };`: the call's `Result`, held.
+            let held = match block_value(&init.expr) {
+                e @ (Expr::Call(_) | Expr::MethodCall(_)) if init.diverge.is_none() => {
+                    match self.classify(e) {
+                        (Some(t @ (Target::Call(_) | Target::OriginFn(_))), a) => Some((t, a)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            self.result_locals.retain(|(n, ..)| *n != name);
+            if let Some((t, a)) = held {
+                self.result_locals.push((name, t, a));
             }
         }
         if let Some((name, ty)) = typed_local(l) {
