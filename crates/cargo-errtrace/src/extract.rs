@@ -341,6 +341,16 @@ impl<'n, 't> Walker<'n, 't> {
                 Expr::Group(g) => cur = &g.expr,
                 Expr::Await(a) => cur = &a.base,
                 Expr::MethodCall(m) => {
+                    // `init.pin_chain(|slot| to_result(…))`: the chained closure's error is the
+                    // initialiser's own; without one there, the receiver's.
+                    if let Some(body) = chain_closure(&m.method, m.args.last()) {
+                        if let (Some(t), a) = self.classify(block_value(body)) {
+                            return (Some(t), attached || a);
+                        }
+                        cur = &m.receiver;
+                        whole = false;
+                        continue;
+                    }
                     let name = m.method.to_string();
                     let role = self
                         .names

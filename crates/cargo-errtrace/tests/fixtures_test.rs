@@ -35,6 +35,7 @@ const EXPECTED: &[Row] = &[
     ("subsystem_prints.rs", 1, 0, 0, 0, 0, 3, 0),
     ("result_local.rs", 2, 0, 0, 0, 0, 7, 1),
     ("lock_contents.rs", 1, 0, 0, 0, 0, 4, 1),
+    ("pin_chain.rs", 2, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),

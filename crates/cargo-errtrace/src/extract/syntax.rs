@@ -517,3 +517,16 @@ pub(super) fn block_value(e: &syn::Expr) -> &syn::Expr {
     }
     cur
 }
+
+/// The closure body of pin-init's `init.pin_chain(|slot| …)` / `init.chain(|slot| …)` (also
+/// called as `PinInit::pin_chain(init, |slot| …)`): the closure runs after the initialiser,
+/// and its `Err` is the whole initialiser's error. `Iterator::chain` takes no closure.
+pub(super) fn chain_closure<'e>(name: &syn::Ident, last_arg: Option<&'e Expr>) -> Option<&'e Expr> {
+    if name != "pin_chain" && name != "chain" {
+        return None;
+    }
+    match strip(last_arg?) {
+        Expr::Closure(c) => Some(&c.body),
+        _ => None,
+    }
+}

@@ -118,7 +118,18 @@ impl Walker<'_, '_> {
                                     || matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis)
                             })
                             .find(|&k| matches!(&toks[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Parenthesis));
-                        if let Some(g) = call.filter(|_| self.infallible_init == 0) {
+                        let chained = (self.infallible_init == 0)
+                            .then(|| self.chained_init(toks.get(i + 2..).unwrap_or_default()))
+                            .flatten();
+                        if self.infallible_init > 0 {
+                            // Infallible initialisers only: nothing leaves.
+                        } else if let Some(sources) = chained {
+                            // `inner <- init.pin_chain(|slot| …)`: the closure's error and the
+                            // inner initialiser's both leave.
+                            for (target, attached) in sources {
+                                self.add_site(pos(p.span()), How::Try, target, attached);
+                            }
+                        } else if let Some(g) = call {
                             if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
                                 self.add_site(pos(p.span()), How::Try, target, attached);
                             }
@@ -138,6 +149,41 @@ impl Walker<'_, '_> {
                 i += 1;
             }
         }
+    }
+
+    /// The error sources of a `<-` initialiser (the tokens after `<-`, up to the next
+    /// top-level `,`) that chains a closure (`init.pin_chain(|slot| …)`,
+    /// `PinInit::pin_chain(init, |slot| …)`): the closure's value and the inner initialiser.
+    fn chained_init(&self, toks: &[TokenTree]) -> Option<Vec<(Target, bool)>> {
+        // The initialiser ends at the first top-level `,` after which the tokens parse (a
+        // turbofish's `,` is not a group's: `PinInit::<_, Error>::pin_chain(…)`).
+        let ends = toks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| is_punct(Some(*t), ','))
+            .map(|(k, _)| k)
+            .chain([toks.len()]);
+        let e: Expr = ends
+            .take(8)
+            .find_map(|end| syn::parse2(toks.get(..end)?.iter().cloned().collect()).ok())?;
+        let (name, args, inner) = match strip(&e) {
+            Expr::MethodCall(m) => (&m.method, &m.args, Some(&*m.receiver)),
+            Expr::Call(c) => match strip(&c.func) {
+                Expr::Path(p) => (&p.path.segments.last()?.ident, &c.args, c.args.first()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let body = chain_closure(name, args.last())?;
+        let sources = [Some(block_value(body)), inner]
+            .into_iter()
+            .flatten()
+            .filter_map(|e| match self.classify(e) {
+                (Some(t), a) => Some((t, a)),
+                _ => None,
+            })
+            .collect();
+        Some(sources)
     }
 
     /// Walk back from a `?` at `q` over `.adapter(…)` calls to the called name.
