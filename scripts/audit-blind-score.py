@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score `cargo errtrace audit` against the blind labels of crates/cargo-errtrace/corpus/linux-7.3-blind.
 
-    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel] [--check]
+    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel] [--check] [--driver NAME=PATH …]
 
 TREE is a Linux 7.3 source tree (Debian's linux-source-7.3, as kernel/test.sh unpacks it). For
 each driver with a `<name>.labels.json`, the audit runs on the driver alone (as in the blind
@@ -153,8 +153,11 @@ def main():
     ap.add_argument("--audit", default="cargo-errtrace")
     ap.add_argument("--with-kernel", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--driver", action="append", metavar="NAME=PATH",
+                    help="score only this driver (NAME.labels.json, PATH in the tree); repeatable")
     a = ap.parse_args()
-    rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in DRIVERS]
+    drivers = [tuple(d.split("=", 1)) for d in a.driver] if a.driver else DRIVERS
+    rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in drivers]
     print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) "
           "| naming the origin |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
