@@ -138,6 +138,7 @@ def score(name, path, tree, audit, with_kernel):
         "missed": [p for p in paths if p not in found],
         "findings": len(default),
         "true": len(true),
+        "true_findings": true,
         "false": false,
         "unjudged": unjudged,
     }
@@ -178,6 +179,15 @@ def main():
         f"{pct(tot['true'], tot['true'] + tot['false'])} | "
         f"{tot['origin']} ({pct(tot['origin'], tot['true'] + tot['false'])}) |"
     )
+    # Precision per finding kind, over all drivers.
+    print()
+    print("| kind | findings | true | false | unjudged | precision (judged) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for kind in KINDS:
+        t = sum(1 for r in rows for f in r["true_findings"] if f["kind"] == kind)
+        n = sum(1 for r in rows for f in r["false"] if f["kind"] == kind)
+        u = sum(1 for r in rows for f in r["unjudged"] if f["kind"] == kind)
+        print(f"| {kind} | {t + n + u} | {t} | {n} | {u} | {pct(t, t + n)} |")
     problems = []
     if tot["unjudged"]:
         problems.append(f"{tot['unjudged']} findings are unjudged: judge them in judged-after.json")
