@@ -33,7 +33,7 @@ const EXPECTED: &[Row] = &[
     ("dyn_dispatch.rs", 3, 0, 0, 0, 0, 4, 0),
     ("returned_foreign_call.rs", 2, 0, 0, 0, 0, 3, 0),
     ("subsystem_prints.rs", 1, 0, 0, 0, 0, 3, 0),
-    ("result_local.rs", 2, 0, 0, 0, 0, 7, 1),
+    ("result_local.rs", 3, 0, 0, 0, 0, 9, 1),
     ("lock_contents.rs", 1, 0, 0, 0, 0, 4, 1),
     ("pin_chain.rs", 2, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),

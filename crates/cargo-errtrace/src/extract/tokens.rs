@@ -133,6 +133,8 @@ impl Walker<'_, '_> {
                             if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
                                 self.add_site(pos(p.span()), How::Try, target, attached);
                             }
+                        } else if let Some((target, attached)) = self.held_init(&toks, i + 2) {
+                            self.add_site(pos(p.span()), How::Try, target, attached);
                         }
                     }
                     TokenTree::Punct(p) if p.as_char() == '?' && is_real_question(&toks, i) => {
@@ -149,6 +151,23 @@ impl Walker<'_, '_> {
                 i += 1;
             }
         }
+    }
+
+    /// `field <- init,` with `init` a local bound to an initialiser call earlier
+    /// (`let page_table_init = IoPageTable::new(…);`): that call.
+    fn held_init(&self, toks: &[TokenTree], at: usize) -> Option<(Target, bool)> {
+        let TokenTree::Ident(name) = toks.get(at)? else {
+            return None;
+        };
+        if toks.get(at + 1).is_some_and(|t| !is_punct(Some(t), ',')) {
+            return None;
+        }
+        let name = name.to_string();
+        self.result_locals
+            .iter()
+            .rev()
+            .find(|(n, ..)| *n == name)
+            .map(|(_, t, a)| (t.clone(), *a))
     }
 
     /// The error sources of a `<-` initialiser (the tokens after `<-`, up to the next
