@@ -7,64 +7,37 @@
 //! statements when they can be, and scanned token by token when they cannot.
 //!
 //! One concept per file: this file holds the walker's state and what it records (sites,
-//! checks, boundaries, how an expression's error is classified); `walk.rs` the syntax-tree
-//! visit; `tokens.rs` macro bodies; `inspect.rs` the looks inside an expression (a log call?
-//! what an `Err` arm does); `syntax.rs` the stateless reading of types, paths and patterns.
+//! checks, discards); `classify.rs` what an expression's error comes from; `returns.rs`
+//! returned errors and tail expressions; `boundary.rs` which functions are boundaries;
+//! `walk.rs` the syntax-tree visit; `tokens.rs` macro bodies; `inspect.rs` the looks inside an
+//! expression (a log call? what an `Err` arm does); `syntax.rs` the stateless reading of
+//! types, paths and patterns.
 
-use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Attribute, Expr, Pat, Stmt};
 
 use crate::config::Config;
 use crate::discover::SourceFile;
 use crate::findings::{Finding, Kind};
-use crate::logging::{runs_on_error, MethodRole, Names};
+use crate::logging::Names;
 use crate::model::*;
 use crate::parse;
 use crate::suppress::Suppressions;
 use std::collections::HashMap;
 
 mod alloc;
+mod boundary;
+mod classify;
 mod guard;
 mod inspect;
 mod ops;
+mod returns;
 mod syntax;
 mod tokens;
 mod walk;
 
 use inspect::LogFinder;
 use syntax::*;
-
-/// File-operation style trait methods that are boundaries (in a trait impl whose trait name
-/// has `Operations`, `File` or `Misc` in it, or whose signature takes a `File`).
-const FILE_OPS: &[&str] = &[
-    "open",
-    "ioctl",
-    "compat_ioctl",
-    "read",
-    "write",
-    "read_iter",
-    "write_iter",
-    "mmap",
-    "llseek",
-    "flush",
-];
-
-/// configfs's operation traits: their `#[vtable]` impls are called for read(2), write(2) and
-/// mkdir(2) in configfs.
-const CONFIGFS_OPS: &[&str] = &["AttributeOperations", "GroupOperations"];
-
-/// Traits whose `read`/`write` hand the error to the caller (std I/O): not boundaries.
-const IO_TRAITS: &[&str] = &[
-    "Read",
-    "Write",
-    "BufRead",
-    "Seek",
-    "AsyncRead",
-    "AsyncWrite",
-    "AsyncBufRead",
-    "AsyncSeek",
-];
 
 /// Summarise one file's text. Never panics; a parse failure is recorded in the summary.
 pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) -> FileSummary {
@@ -232,51 +205,6 @@ impl<'n, 't> Walker<'n, 't> {
             })
     }
 
-    /// The declared type of a receiver that is a parameter of the current function.
-    fn param_type(&self, recv: &Expr) -> Option<String> {
-        let Expr::Path(p) = recv else { return None };
-        let id = p.path.get_ident()?.to_string();
-        let params = self.params.last()?;
-        params.iter().find(|(n, _)| *n == id).map(|(_, t)| t.clone())
-    }
-
-    /// The declared type of `self.field` (the enclosing impl's struct, in this file), or of
-    /// the contents of a lock or guarded container in one, reached through its accessor
-    /// (`self.manager.lock()` with `manager: Mutex<Manager>` → `Manager`).
-    fn field_type(&self, recv: &Expr) -> Option<String> {
-        if let Expr::MethodCall(m) = recv {
-            let method = m.method.to_string();
-            let ty = self
-                .self_field(strip(&m.receiver))?
-                .contents
-                .as_ref()
-                .filter(|(methods, _)| methods.contains(&method.as_str()))?
-                .1
-                .clone();
-            return (!self.is_generic(&ty)).then_some(ty);
-        }
-        let ty = self.self_field(recv)?.ty.clone();
-        (!self.is_generic(&ty)).then_some(ty)
-    }
-
-    /// The declaration of `self.field`, if the enclosing impl's struct is in this file.
-    fn self_field(&self, recv: &Expr) -> Option<&Field> {
-        let Expr::Field(f) = recv else { return None };
-        if !is_self(strip(&f.base)) {
-            return None;
-        }
-        let syn::Member::Named(field) = &f.member else {
-            return None;
-        };
-        let owner = self.owner()?;
-        let field = field.to_string();
-        self.fields.get(&owner)?.iter().find(|f| f.name == field)
-    }
-
-    fn is_generic(&self, name: &str) -> bool {
-        self.generics.iter().any(|g| g.iter().any(|p| p == name))
-    }
-
     fn before_flag(&self) -> bool {
         self.frames.last().copied().unwrap_or(false)
     }
@@ -311,170 +239,6 @@ impl<'n, 't> Walker<'n, 't> {
             }
         }
         false
-    }
-
-    fn path_segs(&self, path: &syn::Path) -> Vec<String> {
-        let owner = self.owner();
-        path.segments
-            .iter()
-            .map(|s| {
-                let id = s.ident.to_string();
-                if id == "Self" {
-                    owner.clone().unwrap_or(id)
-                } else {
-                    id
-                }
-            })
-            .collect()
-    }
-
-    /// What the error of `e` comes from, and whether a logging call is attached to it.
-    fn classify(&self, e: &Expr) -> (Option<Target>, bool) {
-        let mut cur = e;
-        let mut attached = false;
-        // Whether `cur` is `e` itself, not the receiver of an adapter: only a local returned or
-        // `?`-ed as it is is known to hold a `Result`.
-        let mut whole = true;
-        loop {
-            match cur {
-                Expr::Paren(p) => cur = &p.expr,
-                Expr::Group(g) => cur = &g.expr,
-                Expr::Await(a) => cur = &a.base,
-                Expr::MethodCall(m) => {
-                    // `init.pin_chain(|slot| to_result(…))`: the chained closure's error is the
-                    // initialiser's own; without one there, the receiver's.
-                    if let Some(body) = chain_closure(&m.method, m.args.last()) {
-                        if let (Some(t), a) = self.classify(block_value(body)) {
-                            return (Some(t), attached || a);
-                        }
-                        cur = &m.receiver;
-                        whole = false;
-                        continue;
-                    }
-                    let name = m.method.to_string();
-                    let role = self
-                        .names
-                        .method_role(&name, first_arg_is_text(&m.args), m.args.len());
-                    if role != MethodRole::Logs && runs_on_error(&name) && self.contains_log(&m.args) {
-                        attached = true;
-                    }
-                    match role {
-                        MethodRole::Logs => {
-                            attached = true;
-                            cur = &m.receiver;
-                            whole = false;
-                            continue;
-                        }
-                        MethodRole::Makes => {
-                            return (Some(Target::Made), attached || self.contains_log(&m.args));
-                        }
-                        MethodRole::PassesOn => {
-                            cur = &m.receiver;
-                            whole = false;
-                            continue;
-                        }
-                        MethodRole::LogsAsFunction => return (Some(Target::Made), true),
-                        MethodRole::Origin => return (Some(Target::OriginFn(name)), attached),
-                        MethodRole::Call => {}
-                    }
-                    let recv = strip(&m.receiver);
-                    let callee = if is_self(recv) {
-                        Callee::SelfMethod(name)
-                    } else if let Some(ty) = self.field_type(recv) {
-                        Callee::Path(vec![ty, name])
-                    } else if let Some(ty) = self.param_type(recv) {
-                        if self.is_generic(&ty) {
-                            Callee::Generic(ty, name)
-                        } else {
-                            Callee::Path(vec![ty, name])
-                        }
-                    } else {
-                        Callee::Method(name)
-                    };
-                    return (Some(Target::Call(callee)), attached);
-                }
-                Expr::Call(c) => {
-                    let Expr::Path(p) = strip(&c.func) else {
-                        return (None, attached);
-                    };
-                    let segs = self.path_segs(&p.path);
-                    let last = segs.last().cloned().unwrap_or_default();
-                    if last == "Err" {
-                        return (Some(Target::Made), attached || self.contains_log(&c.args));
-                    }
-                    // `Ok(…)`, and the kernel's `build_error(…)`: a call that never returns at
-                    // run time (a default vtable method's body), so nothing leaves through it.
-                    if last == "Ok"
-                        || last == "Some"
-                        || crate::logging::BUILD_TIME_MACROS.contains(&last.as_str())
-                    {
-                        return (None, attached);
-                    }
-                    // `KBox::pin_init(Dev::new(…), GFP_KERNEL)?`, `Arc::pin_init(…)?`: the error
-                    // is the initializer's (`impl PinInit<T, E>`), so the hop goes to its
-                    // constructor.
-                    if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
-                        if let Some(Expr::Call(init)) = c.args.first().map(strip) {
-                            if matches!(strip(&init.func), Expr::Path(_)) {
-                                cur = c.args.first().map(strip).unwrap_or(cur);
-                                continue;
-                            }
-                        }
-                    }
-                    if self.names.is_log_function(&last) {
-                        return (Some(Target::Made), true);
-                    }
-                    if self.names.is_origin_function(&last) {
-                        return (
-                            Some(Target::OriginFn(last)),
-                            attached || self.contains_log(&c.args),
-                        );
-                    }
-                    if segs.len() == 2 && self.is_generic(&segs[0]) {
-                        return (
-                            Some(Target::Call(Callee::Generic(segs[0].clone(), last))),
-                            attached,
-                        );
-                    }
-                    return (Some(Target::Call(Callee::Path(segs))), attached);
-                }
-                // A local that holds a call's `Result`, returned or `?`-ed as it is (the
-                // function returns a `Result`, so the local is one): that call.
-                Expr::Path(p) if whole && p.path.segments.len() == 1 && p.qself.is_none() => {
-                    let name = p.path.segments.first().map(|s| s.ident.to_string());
-                    let held = self
-                        .result_locals
-                        .iter()
-                        .rev()
-                        .find(|(n, ..)| Some(n) == name.as_ref());
-                    // A log that names the local before (`if let Err(e) = &result {
-                    // dev_err!(…) }`, `dev_err!(…, "{result:?}")`) logs its error.
-                    let logged = name
-                        .as_ref()
-                        .is_some_and(|n| self.logged_values.iter().flatten().any(|v| v == n));
-                    return match held {
-                        Some((_, t, a)) => (Some(t.clone()), attached || *a || logged),
-                        None => (None, attached),
-                    };
-                }
-                Expr::Macro(m) => {
-                    let name = last_seg(&m.mac.path);
-                    if name == "err" {
-                        return (Some(Target::Made), attached || tokens_have_str(&m.mac.tokens));
-                    }
-                    return (None, attached);
-                }
-                _ => return (None, attached),
-            }
-        }
-    }
-
-    /// The callee of a call-like expression (adapters stripped), and whether a log is attached.
-    fn callee_of(&self, e: &Expr) -> Option<(Callee, bool)> {
-        match self.classify(e) {
-            (Some(Target::Call(c)), logged) => Some((c, logged)),
-            _ => None,
-        }
     }
 
     fn add_site(&mut self, pos: Pos, how: How, target: Target, attached: bool) {
@@ -546,191 +310,6 @@ impl<'n, 't> Walker<'n, 't> {
             also_reaches: Vec::new(),
             guard: false,
         });
-    }
-
-    /// `Err(e)` (or `Err(e.into())`) where `e` is the error of a matched call: that call.
-    fn rethrown_callee(&self, e: &Expr) -> Option<Callee> {
-        let Expr::Call(c) = strip(e) else { return None };
-        let Expr::Path(fp) = strip(&c.func) else {
-            return None;
-        };
-        if last_seg(&fp.path) != "Err" || c.args.len() != 1 {
-            return None;
-        }
-        let name = match strip(c.args.first()?) {
-            Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
-            Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => match strip(&m.receiver) {
-                Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
-                _ => None,
-            },
-            _ => None,
-        }?;
-        self.rethrow
-            .iter()
-            .rev()
-            .find(|(b, _)| *b == name)
-            .map(|(_, callee)| callee.clone())
-    }
-
-    /// An origin function's error whose value an earlier log of the function mentioned:
-    /// `if ret < 0 { dev_err!(dev, "…: {}", ret); }` then `to_result(ret)?` is logged, by what
-    /// the log is about rather than where it sits.
-    fn value_logged_before(&self, e: &Expr) -> bool {
-        let Expr::Call(c) = strip(e) else {
-            return false;
-        };
-        let Expr::Path(f) = strip(&c.func) else {
-            return false;
-        };
-        if !self.names.is_origin_function(&last_seg(&f.path)) {
-            return false;
-        }
-        let Some(name) = c.args.first().and_then(plain_local) else {
-            return false;
-        };
-        self.logged_values.iter().flatten().any(|v| *v == name)
-    }
-
-    /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
-    fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
-        // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
-        if let Some(callee) = self.rethrown_callee(e) {
-            self.push_site_with_before(p, How::Rethrow, Target::Call(callee), false, before);
-            return;
-        }
-        let (target, attached) = self.classify(e);
-        let attached = attached || self.value_logged_before(e);
-        if let Some(t) = target {
-            let made = matches!(t, Target::Made);
-            self.guard_call = guard::guard_call(e);
-            self.push_site_with_before(p, how, t, attached, before);
-            self.guard_call = false;
-            if made {
-                self.note_errno(e);
-            }
-        }
-    }
-
-    /// Records, on the site just pushed, the errno that `e` (the error made there) names.
-    fn note_errno(&mut self, e: &Expr) {
-        let errno = errno_named(e);
-        if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
-            if errno.is_some() {
-                site.errno = errno;
-            }
-        }
-    }
-
-    fn push_site_with_before(&mut self, pos: Pos, how: How, target: Target, attached: bool, before: bool) {
-        self.record_site(pos, how, target, attached, before, false);
-    }
-
-    /// Tail expressions of the function body, through blocks, `if` and `match`.
-    fn tail(&mut self, e: &Expr, before: bool, depth: u32) {
-        if depth > 64 {
-            return;
-        }
-        match e {
-            Expr::Block(b) => self.tail_block(&b.block, depth + 1),
-            Expr::Unsafe(u) => self.tail_block(&u.block, depth + 1),
-            Expr::Paren(p) => self.tail(&p.expr, before, depth + 1),
-            Expr::Group(g) => self.tail(&g.expr, before, depth + 1),
-            Expr::If(i) => {
-                self.tail_block(&i.then_branch, depth + 1);
-                if let Some((_, els)) = &i.else_branch {
-                    self.tail(els, false, depth + 1);
-                }
-            }
-            Expr::Match(m) => {
-                let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
-                for arm in &m.arms {
-                    let bound = match (&scrutinee, err_pattern(&arm.pat)) {
-                        (Some(c), Some(Some(b))) => {
-                            self.rethrow.push((b, c.clone()));
-                            true
-                        }
-                        _ => false,
-                    };
-                    // `Err(AllocError) => Err(ENOMEM)`: an allocation's failure.
-                    let alloc = walk::names_alloc_error(&arm.pat);
-                    self.alloc_null_depth += u32::from(alloc);
-                    self.tail(&arm.body, false, depth + 1);
-                    self.alloc_null_depth -= u32::from(alloc);
-                    if bound {
-                        self.rethrow.pop();
-                    }
-                }
-            }
-            Expr::Return(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {}
-            other => {
-                let p = pos(other.span());
-                self.returned(other, p, How::Tail, before);
-            }
-        }
-    }
-
-    fn tail_block(&mut self, b: &syn::Block, depth: u32) {
-        if let Some((Stmt::Expr(e, None), rest)) = b.stmts.split_last() {
-            let before = self.stmts_contain_log(rest);
-            // The values the block's earlier logging statements name, for a local returned as
-            // the tail (`if let Err(e) = &r { pr_err!(…, r) } r`).
-            let named: Vec<String> = rest
-                .iter()
-                .filter(|s| self.stmts_contain_log(std::slice::from_ref(*s)))
-                .flat_map(idents_of)
-                .collect();
-            self.logged_values.push(named);
-            self.tail(e, before, depth);
-            self.logged_values.pop();
-        }
-    }
-
-    fn boundary_of(&self, name: &str, sig: &syn::Signature, in_impl: bool) -> Option<Boundary> {
-        let (owner, trait_name) = match self.impls.last() {
-            Some(i) if in_impl => (i.owner.as_deref(), i.trait_name.as_deref()),
-            _ => (None, None),
-        };
-        if self.config.is_boundary(name, owner, trait_name) {
-            return Some(Boundary::Config);
-        }
-        // Only a real foreign ABI hands errors to non-Rust code: `#[export_name]` or
-        // `#[no_mangle]` on a Rust-ABI function only names its symbol (Rust binder does it so
-        // that `ps` shows a readable wchan), and its callers are Rust.
-        if has_c_abi(sig) {
-            return Some(Boundary::Exported);
-        }
-        if !in_impl && name == "main" {
-            return Some(Boundary::Main);
-        }
-        if let Some(t) = trait_name {
-            if name == "init" && (t == "Module" || t == "InPlaceModule") {
-                return Some(Boundary::ModuleInit);
-            }
-            if name == "probe" {
-                return Some(Boundary::Probe);
-            }
-            let file_like = t.contains("Operations")
-                || t.contains("File")
-                || t.contains("Misc")
-                || sig_mentions_file(sig);
-            if FILE_OPS.contains(&name) && !IO_TRAITS.contains(&t) && file_like {
-                return Some(Boundary::FileOp);
-            }
-            // `impl phy::Driver for …`, `impl cpufreq::Driver for …`: every callback of a
-            // kernel driver trait is called by C through the subsystem's adapter, except those
-            // whose failure the subsystem prints itself.
-            if t == "Driver" && returns_result(sig) && !crate::model::SUBSYSTEM_PRINTS.contains(&name) {
-                return Some(Boundary::DriverCallback);
-            }
-            // configfs: a `#[vtable] impl` of its attribute or group operations is what
-            // `configfs_attrs!`/`Subsystem::new` register; C calls `show`/`store` for read(2)
-            // and write(2) of the attribute's file, `make_group` for mkdir(2).
-            let vtable = self.impls.last().is_some_and(|i| i.vtable);
-            if vtable && CONFIGFS_OPS.contains(&t) && returns_result(sig) {
-                return Some(Boundary::ConfigfsOp);
-            }
-        }
-        None
     }
 
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {

@@ -1,0 +1,264 @@
+//! What an error comes from: the call, the origin function or the `Err` an expression's error
+//! is (through adapters, a local that holds a call's `Result`, a lock's contents, a chained
+//! initialiser), and whether a log is attached to it.
+
+use syn::Expr;
+
+use super::syntax::*;
+use super::{plain_local, Walker, PIN_INIT_CALLS};
+use crate::logging::{runs_on_error, MethodRole};
+use crate::model::*;
+
+impl Walker<'_, '_> {
+    /// The declared type of a receiver that is a parameter of the current function.
+    pub(super) fn param_type(&self, recv: &Expr) -> Option<String> {
+        let Expr::Path(p) = recv else { return None };
+        let id = p.path.get_ident()?.to_string();
+        let params = self.params.last()?;
+        params.iter().find(|(n, _)| *n == id).map(|(_, t)| t.clone())
+    }
+
+    /// The declared type of `self.field` (the enclosing impl's struct, in this file), or of
+    /// the contents of a lock or guarded container in one, reached through its accessor
+    /// (`self.manager.lock()` with `manager: Mutex<Manager>` → `Manager`).
+    pub(super) fn field_type(&self, recv: &Expr) -> Option<String> {
+        if let Expr::MethodCall(m) = recv {
+            let method = m.method.to_string();
+            let ty = self
+                .self_field(strip(&m.receiver))?
+                .contents
+                .as_ref()
+                .filter(|(methods, _)| methods.contains(&method.as_str()))?
+                .1
+                .clone();
+            return (!self.is_generic(&ty)).then_some(ty);
+        }
+        let ty = self.self_field(recv)?.ty.clone();
+        (!self.is_generic(&ty)).then_some(ty)
+    }
+
+    /// The declaration of `self.field`, if the enclosing impl's struct is in this file.
+    pub(super) fn self_field(&self, recv: &Expr) -> Option<&Field> {
+        let Expr::Field(f) = recv else { return None };
+        if !is_self(strip(&f.base)) {
+            return None;
+        }
+        let syn::Member::Named(field) = &f.member else {
+            return None;
+        };
+        let owner = self.owner()?;
+        let field = field.to_string();
+        self.fields.get(&owner)?.iter().find(|f| f.name == field)
+    }
+
+    pub(super) fn is_generic(&self, name: &str) -> bool {
+        self.generics.iter().any(|g| g.iter().any(|p| p == name))
+    }
+
+    pub(super) fn path_segs(&self, path: &syn::Path) -> Vec<String> {
+        let owner = self.owner();
+        path.segments
+            .iter()
+            .map(|s| {
+                let id = s.ident.to_string();
+                if id == "Self" {
+                    owner.clone().unwrap_or(id)
+                } else {
+                    id
+                }
+            })
+            .collect()
+    }
+
+    /// What the error of `e` comes from, and whether a logging call is attached to it.
+    pub(super) fn classify(&self, e: &Expr) -> (Option<Target>, bool) {
+        let mut cur = e;
+        let mut attached = false;
+        // Whether `cur` is `e` itself, not the receiver of an adapter: only a local returned or
+        // `?`-ed as it is is known to hold a `Result`.
+        let mut whole = true;
+        loop {
+            match cur {
+                Expr::Paren(p) => cur = &p.expr,
+                Expr::Group(g) => cur = &g.expr,
+                Expr::Await(a) => cur = &a.base,
+                Expr::MethodCall(m) => {
+                    // `init.pin_chain(|slot| to_result(…))`: the chained closure's error is the
+                    // initialiser's own; without one there, the receiver's.
+                    if let Some(body) = chain_closure(&m.method, m.args.last()) {
+                        if let (Some(t), a) = self.classify(block_value(body)) {
+                            return (Some(t), attached || a);
+                        }
+                        cur = &m.receiver;
+                        whole = false;
+                        continue;
+                    }
+                    let name = m.method.to_string();
+                    let role = self
+                        .names
+                        .method_role(&name, first_arg_is_text(&m.args), m.args.len());
+                    if role != MethodRole::Logs && runs_on_error(&name) && self.contains_log(&m.args) {
+                        attached = true;
+                    }
+                    match role {
+                        MethodRole::Logs => {
+                            attached = true;
+                            cur = &m.receiver;
+                            whole = false;
+                            continue;
+                        }
+                        MethodRole::Makes => {
+                            return (Some(Target::Made), attached || self.contains_log(&m.args));
+                        }
+                        MethodRole::PassesOn => {
+                            cur = &m.receiver;
+                            whole = false;
+                            continue;
+                        }
+                        MethodRole::LogsAsFunction => return (Some(Target::Made), true),
+                        MethodRole::Origin => return (Some(Target::OriginFn(name)), attached),
+                        MethodRole::Call => {}
+                    }
+                    let recv = strip(&m.receiver);
+                    let callee = if is_self(recv) {
+                        Callee::SelfMethod(name)
+                    } else if let Some(ty) = self.field_type(recv) {
+                        Callee::Path(vec![ty, name])
+                    } else if let Some(ty) = self.param_type(recv) {
+                        if self.is_generic(&ty) {
+                            Callee::Generic(ty, name)
+                        } else {
+                            Callee::Path(vec![ty, name])
+                        }
+                    } else {
+                        Callee::Method(name)
+                    };
+                    return (Some(Target::Call(callee)), attached);
+                }
+                Expr::Call(c) => {
+                    let Expr::Path(p) = strip(&c.func) else {
+                        return (None, attached);
+                    };
+                    let segs = self.path_segs(&p.path);
+                    let last = segs.last().cloned().unwrap_or_default();
+                    if last == "Err" {
+                        return (Some(Target::Made), attached || self.contains_log(&c.args));
+                    }
+                    // `Ok(…)`, and the kernel's `build_error(…)`: a call that never returns at
+                    // run time (a default vtable method's body), so nothing leaves through it.
+                    if last == "Ok"
+                        || last == "Some"
+                        || crate::logging::BUILD_TIME_MACROS.contains(&last.as_str())
+                    {
+                        return (None, attached);
+                    }
+                    // `KBox::pin_init(Dev::new(…), GFP_KERNEL)?`, `Arc::pin_init(…)?`: the error
+                    // is the initializer's (`impl PinInit<T, E>`), so the hop goes to its
+                    // constructor.
+                    if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
+                        if let Some(Expr::Call(init)) = c.args.first().map(strip) {
+                            if matches!(strip(&init.func), Expr::Path(_)) {
+                                cur = c.args.first().map(strip).unwrap_or(cur);
+                                continue;
+                            }
+                        }
+                    }
+                    if self.names.is_log_function(&last) {
+                        return (Some(Target::Made), true);
+                    }
+                    if self.names.is_origin_function(&last) {
+                        return (
+                            Some(Target::OriginFn(last)),
+                            attached || self.contains_log(&c.args),
+                        );
+                    }
+                    if segs.len() == 2 && self.is_generic(&segs[0]) {
+                        return (
+                            Some(Target::Call(Callee::Generic(segs[0].clone(), last))),
+                            attached,
+                        );
+                    }
+                    return (Some(Target::Call(Callee::Path(segs))), attached);
+                }
+                // A local that holds a call's `Result`, returned or `?`-ed as it is (the
+                // function returns a `Result`, so the local is one): that call.
+                Expr::Path(p) if whole && p.path.segments.len() == 1 && p.qself.is_none() => {
+                    let name = p.path.segments.first().map(|s| s.ident.to_string());
+                    let held = self
+                        .result_locals
+                        .iter()
+                        .rev()
+                        .find(|(n, ..)| Some(n) == name.as_ref());
+                    // A log that names the local before (`if let Err(e) = &result {
+                    // dev_err!(…) }`, `dev_err!(…, "{result:?}")`) logs its error.
+                    let logged = name
+                        .as_ref()
+                        .is_some_and(|n| self.logged_values.iter().flatten().any(|v| v == n));
+                    return match held {
+                        Some((_, t, a)) => (Some(t.clone()), attached || *a || logged),
+                        None => (None, attached),
+                    };
+                }
+                Expr::Macro(m) => {
+                    let name = last_seg(&m.mac.path);
+                    if name == "err" {
+                        return (Some(Target::Made), attached || tokens_have_str(&m.mac.tokens));
+                    }
+                    return (None, attached);
+                }
+                _ => return (None, attached),
+            }
+        }
+    }
+
+    /// The callee of a call-like expression (adapters stripped), and whether a log is attached.
+    pub(super) fn callee_of(&self, e: &Expr) -> Option<(Callee, bool)> {
+        match self.classify(e) {
+            (Some(Target::Call(c)), logged) => Some((c, logged)),
+            _ => None,
+        }
+    }
+
+    /// `Err(e)` (or `Err(e.into())`) where `e` is the error of a matched call: that call.
+    pub(super) fn rethrown_callee(&self, e: &Expr) -> Option<Callee> {
+        let Expr::Call(c) = strip(e) else { return None };
+        let Expr::Path(fp) = strip(&c.func) else {
+            return None;
+        };
+        if last_seg(&fp.path) != "Err" || c.args.len() != 1 {
+            return None;
+        }
+        let name = match strip(c.args.first()?) {
+            Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
+            Expr::MethodCall(m) if m.method == "into" && m.args.is_empty() => match strip(&m.receiver) {
+                Expr::Path(ap) => ap.path.get_ident().map(|i| i.to_string()),
+                _ => None,
+            },
+            _ => None,
+        }?;
+        self.rethrow
+            .iter()
+            .rev()
+            .find(|(b, _)| *b == name)
+            .map(|(_, callee)| callee.clone())
+    }
+
+    /// An origin function's error whose value an earlier log of the function mentioned:
+    /// `if ret < 0 { dev_err!(dev, "…: {}", ret); }` then `to_result(ret)?` is logged, by what
+    /// the log is about rather than where it sits.
+    pub(super) fn value_logged_before(&self, e: &Expr) -> bool {
+        let Expr::Call(c) = strip(e) else {
+            return false;
+        };
+        let Expr::Path(f) = strip(&c.func) else {
+            return false;
+        };
+        if !self.names.is_origin_function(&last_seg(&f.path)) {
+            return false;
+        }
+        let Some(name) = c.args.first().and_then(plain_local) else {
+            return false;
+        };
+        self.logged_values.iter().flatten().any(|v| *v == name)
+    }
+}

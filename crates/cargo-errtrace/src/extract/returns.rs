@@ -1,0 +1,112 @@
+//! Returned errors: `return e` and a function's (or a block's) tail expression, with whether
+//! a log came before them in the block, recorded as sites like a `?`.
+
+use syn::spanned::Spanned;
+use syn::{Expr, Stmt};
+
+use super::syntax::*;
+use super::{guard, idents_of, walk, Walker};
+use crate::model::*;
+
+impl Walker<'_, '_> {
+    /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
+    pub(super) fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
+        // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
+        if let Some(callee) = self.rethrown_callee(e) {
+            self.push_site_with_before(p, How::Rethrow, Target::Call(callee), false, before);
+            return;
+        }
+        let (target, attached) = self.classify(e);
+        let attached = attached || self.value_logged_before(e);
+        if let Some(t) = target {
+            let made = matches!(t, Target::Made);
+            self.guard_call = guard::guard_call(e);
+            self.push_site_with_before(p, how, t, attached, before);
+            self.guard_call = false;
+            if made {
+                self.note_errno(e);
+            }
+        }
+    }
+
+    /// Records, on the site just pushed, the errno that `e` (the error made there) names.
+    pub(super) fn note_errno(&mut self, e: &Expr) {
+        let errno = errno_named(e);
+        if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
+            if errno.is_some() {
+                site.errno = errno;
+            }
+        }
+    }
+
+    pub(super) fn push_site_with_before(
+        &mut self,
+        pos: Pos,
+        how: How,
+        target: Target,
+        attached: bool,
+        before: bool,
+    ) {
+        self.record_site(pos, how, target, attached, before, false);
+    }
+
+    /// Tail expressions of the function body, through blocks, `if` and `match`.
+    pub(super) fn tail(&mut self, e: &Expr, before: bool, depth: u32) {
+        if depth > 64 {
+            return;
+        }
+        match e {
+            Expr::Block(b) => self.tail_block(&b.block, depth + 1),
+            Expr::Unsafe(u) => self.tail_block(&u.block, depth + 1),
+            Expr::Paren(p) => self.tail(&p.expr, before, depth + 1),
+            Expr::Group(g) => self.tail(&g.expr, before, depth + 1),
+            Expr::If(i) => {
+                self.tail_block(&i.then_branch, depth + 1);
+                if let Some((_, els)) = &i.else_branch {
+                    self.tail(els, false, depth + 1);
+                }
+            }
+            Expr::Match(m) => {
+                let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
+                for arm in &m.arms {
+                    let bound = match (&scrutinee, err_pattern(&arm.pat)) {
+                        (Some(c), Some(Some(b))) => {
+                            self.rethrow.push((b, c.clone()));
+                            true
+                        }
+                        _ => false,
+                    };
+                    // `Err(AllocError) => Err(ENOMEM)`: an allocation's failure.
+                    let alloc = walk::names_alloc_error(&arm.pat);
+                    self.alloc_null_depth += u32::from(alloc);
+                    self.tail(&arm.body, false, depth + 1);
+                    self.alloc_null_depth -= u32::from(alloc);
+                    if bound {
+                        self.rethrow.pop();
+                    }
+                }
+            }
+            Expr::Return(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {}
+            other => {
+                let p = pos(other.span());
+                self.returned(other, p, How::Tail, before);
+            }
+        }
+    }
+
+    pub(super) fn tail_block(&mut self, b: &syn::Block, depth: u32) {
+        if let Some((Stmt::Expr(e, None), rest)) = b.stmts.split_last() {
+            let before = self.stmts_contain_log(rest);
+            // The values the block's earlier logging statements name, for a local returned as
+            // the tail (`if let Err(e) = &r { pr_err!(…, r) } r`).
+            let named: Vec<String> = rest
+                .iter()
+                .filter(|s| self.stmts_contain_log(std::slice::from_ref(*s)))
+                .flat_map(idents_of)
+                .collect();
+            self.logged_values.push(named);
+            self.tail(e, before, depth);
+            self.logged_values.pop();
+        }
+    }
+}
