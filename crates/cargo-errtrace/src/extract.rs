@@ -121,6 +121,12 @@ struct Walker<'n, 't> {
     /// Locals of the current function bound to the result of an allocating call
     /// (`let p = unsafe { bindings::kzalloc(…) }`).
     alloc_locals: Vec<String>,
+    /// Locals of the current function bound to a C function's value (`let ret = unsafe {
+    /// bindings::__auxiliary_device_add(…) }`), with the C function's name.
+    c_locals: Vec<(String, String)>,
+    /// While scanning a pin-init struct literal's tokens (`try_pin_init!(Gpu { … })`): the
+    /// struct, whose fields are in scope by name.
+    init_struct: Option<String>,
     /// Locals that hold a call's `Result` (`let result = f(…);`, or a block whose value is
     /// such a call), with what the call is: returning or `?`-ing the local passes that call's
     /// error on, as returning the call would. The last binding of a name wins.
@@ -176,6 +182,8 @@ impl<'n, 't> Walker<'n, 't> {
             fields: HashMap::new(),
             option_closures: 0,
             alloc_locals: Vec::new(),
+            c_locals: Vec::new(),
+            init_struct: None,
             result_locals: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
@@ -314,6 +322,7 @@ impl<'n, 't> Walker<'n, 't> {
 
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {
         self.alloc_locals.clear();
+        self.c_locals.clear();
         self.result_locals.clear();
         let test = is_test_attr(attrs);
         if test {

@@ -170,7 +170,8 @@ const CANNOT_FAIL: &[&str] = &[
 /// Calls of the kernel crate whose C side prints its failures, checked against the C sources
 /// of Linux 6.12, matched on the end of the path as written (a name alone matches any type's
 /// method of that name): `request_firmware` prints "Direct firmware load for … failed";
-/// `auxiliary_device_init`/`__auxiliary_device_add` print "adding auxiliary device failed!";
+/// `auxiliary_device_init`/`__auxiliary_device_add` print "adding auxiliary device failed!"
+/// (`Registration::new_with_lt` is Linux 7.3's name for the constructor);
 /// `driver_register`/`bus_add_driver` print "Driver '…' is already registered" and their other
 /// failures; `pci_enable_device_mem` prints "can't enable device: BAR …", and
 /// `pci_request_region` "BAR n: can't reserve …"; `drm_dev_init` prints with `DRM_ERROR`.
@@ -178,6 +179,7 @@ const CANNOT_FAIL: &[&str] = &[
 const C_SIDE_PRINTS: &[&str] = &[
     "Firmware::request",
     "auxiliary::Registration::new",
+    "auxiliary::Registration::new_with_lt",
     "driver::Registration::new",
     "UnregisteredDevice::new",
     // Allocations (the allocator reports): `pwmchip_alloc`, and a property array read into a
@@ -188,6 +190,20 @@ const C_SIDE_PRINTS: &[&str] = &[
     "enable_device",
     "iomap_region_sized",
     "iomap_region",
+];
+
+/// C functions that print every failure they return (checked against Linux 7.3's C sources):
+/// an errno made from their return value (`to_result(unsafe { bindings::f(…) })`, or
+/// `Err(Error::from_errno(ret))` with `let ret = unsafe { bindings::f(…) }`) was reported where
+/// it was made. `__auxiliary_device_add` prints each of its three failures ("auxiliary device
+/// modname is NULL", "… dev_set_name failed", "adding auxiliary device failed!");
+/// `pci_enable_device_mem`/`pci_enable_device` print "can't enable device: BAR …" and
+/// `pci_request_region` "BAR n: can't reserve …" (their other failures are allocations).
+const C_FUNCTIONS_THAT_PRINT: &[&str] = &[
+    "__auxiliary_device_add",
+    "pci_enable_device_mem",
+    "pci_enable_device",
+    "pci_request_region",
 ];
 
 /// The kernel's allocator-specific aliases of `Box` and `Vec`.
@@ -276,6 +292,12 @@ impl Names {
             let want: Vec<&str> = entry.split("::").collect();
             segs.ends_with(&want)
         })
+    }
+
+    /// Does this C function (a `bindings::` name) print every failure it returns
+    /// ([`C_FUNCTIONS_THAT_PRINT`])?
+    pub fn c_function_prints(&self, name: &str) -> bool {
+        C_FUNCTIONS_THAT_PRINT.contains(&name)
     }
 
     /// Adds macros that log (the tree's own `macro_rules!` wrappers around logging macros).

@@ -15,7 +15,7 @@ const EXPECTED: &[Row] = &[
     ("allocation_reported.rs", 1, 0, 0, 0, 0, 5, 0),
     ("allocation_null.rs", 1, 0, 0, 0, 0, 1, 0),
     ("allocation_gfp.rs", 1, 0, 0, 0, 0, 3, 0),
-    ("c_side_prints.rs", 1, 0, 0, 0, 0, 7, 0),
+    ("c_side_prints.rs", 2, 0, 0, 0, 0, 12, 0),
     ("deferral.rs", 2, 0, 0, 0, 0, 4, 0),
     ("restart.rs", 1, 0, 0, 0, 0, 1, 0),
     ("enomem_bound_check.rs", 1, 0, 0, 0, 0, 4, 0),
@@ -36,6 +36,7 @@ const EXPECTED: &[Row] = &[
     ("result_local.rs", 3, 0, 0, 0, 0, 9, 1),
     ("lock_contents.rs", 1, 0, 0, 0, 0, 4, 1),
     ("pin_chain.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("pin_init_scope.rs", 4, 0, 0, 0, 0, 5, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -407,14 +408,17 @@ fn overflow_guards_are_counted_apart() {
     assert_eq!(lines, [(6, true), (11, true), (12, true), (16, false)]);
 }
 
-/// The one chain of `c_side_prints.rs` is the registration whose C side prints nothing
-/// (issue 15, item 2: measured blind, seven chains were failures the C side prints).
+/// The chains of `c_side_prints.rs` are the registration whose C side prints nothing and the
+/// errno of `device_add`, which prints nothing either; `__auxiliary_device_add`'s errno, made
+/// in the tree through `to_result` or `Error::from_errno`, was printed by C (measured blind:
+/// seven chains on Linux 6.12 drivers, and the auxiliary sample of Linux 7.3).
 #[test]
 fn calls_whose_c_side_prints_are_not_origins() {
     let r = common::audit_fixture("c_side_prints.rs");
     let m: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
-    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(m.len(), 2, "{m:?}");
     assert!(m[0].contains("soc::Registration::new"), "{m:?}");
+    assert_eq!(r.findings[1].line, 60, "device_add's to_result: {m:?}");
 }
 
 /// A deferral handed back on purpose is not a silent origin (issue 15: rcpufreq_dt, measured
@@ -427,4 +431,14 @@ fn deferrals_are_not_origins() {
     assert_eq!(m.len(), 2, "{m:?}");
     assert!(m[0].contains("Table::from_dev"), "{m:?}");
     assert!(m[1].contains(".set"), "{m:?}");
+}
+
+/// pin-init's scope, a block initialiser, a field in scope in a pin-init literal and a lock's
+/// contents held in a local: each finding names the real origin (measured blind on Linux 7.3's
+/// samples and nova-core, where they stopped at `pin_init_scope`, `.boot` and `.send`).
+#[test]
+fn pin_init_forms_name_the_origin() {
+    let r = common::audit_fixture("pin_init_scope.rs");
+    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [18, 34, 59, 84], "{:?}", r.findings);
 }

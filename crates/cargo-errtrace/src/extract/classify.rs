@@ -142,13 +142,22 @@ impl Walker<'_, '_> {
                     let segs = self.path_segs(&p.path);
                     let last = segs.last().cloned().unwrap_or_default();
                     if last == "Err" {
-                        return (Some(Target::Made), attached || self.contains_log(&c.args));
+                        let logged = self.contains_log(&c.args) || self.c_side_printed(&c.args);
+                        return (Some(Target::Made), attached || logged);
                     }
                     // `Ok(…)`, and the kernel's `build_error(…)`: a call that never returns at
                     // run time (a default vtable method's body), so nothing leaves through it.
                     if last == "Ok"
                         || last == "Some"
                         || crate::logging::BUILD_TIME_MACROS.contains(&last.as_str())
+                    {
+                        return (None, attached);
+                    }
+                    // `pin_init_scope(move || { …?; Ok(try_pin_init!(…)) })`: the initialiser's
+                    // errors are its closure's, recorded where the closure makes or passes them
+                    // (its `?` and its `<-` initialisers); the scope itself adds none.
+                    if SCOPE_CALLS.contains(&last.as_str())
+                        && matches!(c.args.last().map(strip), Some(Expr::Closure(_)))
                     {
                         return (None, attached);
                     }
@@ -167,10 +176,8 @@ impl Walker<'_, '_> {
                         return (Some(Target::Made), true);
                     }
                     if self.names.is_origin_function(&last) {
-                        return (
-                            Some(Target::OriginFn(last)),
-                            attached || self.contains_log(&c.args),
-                        );
+                        let logged = self.contains_log(&c.args) || self.c_side_printed(&c.args);
+                        return (Some(Target::OriginFn(last)), attached || logged);
                     }
                     if segs.len() == 2 && self.is_generic(&segs[0]) {
                         return (
@@ -209,6 +216,37 @@ impl Walker<'_, '_> {
                 _ => return (None, attached),
             }
         }
+    }
+
+    /// Whether an errno is made from the value of a C function that prints its failures:
+    /// `to_result(unsafe { bindings::f(…) })`, or `Error::from_errno(ret)` with `ret` bound to
+    /// such a call earlier in the function.
+    pub(super) fn c_side_printed<'a>(&self, args: impl IntoIterator<Item = &'a Expr>) -> bool {
+        let mut exprs: Vec<&Expr> = args.into_iter().collect();
+        let mut budget = 64u32;
+        while let Some(e) = exprs.pop() {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                return false;
+            }
+            let e = block_value(e);
+            if let Some(f) = c_function_called(e) {
+                return self.names.c_function_prints(&f);
+            }
+            match e {
+                Expr::Path(p) => {
+                    let name = p.path.get_ident().map(|i| i.to_string());
+                    if let Some((_, f)) = self.c_locals.iter().rev().find(|(n, _)| Some(n) == name.as_ref()) {
+                        return self.names.c_function_prints(f);
+                    }
+                }
+                // `Error::from_errno(ret)`, `ret.into()`.
+                Expr::Call(c) => exprs.extend(c.args.iter()),
+                Expr::MethodCall(m) => exprs.push(&m.receiver),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// The callee of a call-like expression (adapters stripped), and whether a log is attached.

@@ -518,6 +518,11 @@ pub(super) fn block_value(e: &syn::Expr) -> &syn::Expr {
     cur
 }
 
+/// pin-init's scopes: `pin_init_scope(|| -> Result<impl PinInit<T, E>, E>)` runs the closure
+/// when the initialiser runs, and the initialiser fails with the closure's error or the
+/// returned initialiser's.
+pub(super) const SCOPE_CALLS: &[&str] = &["pin_init_scope", "init_scope"];
+
 /// The closure body of pin-init's `init.pin_chain(|slot| …)` / `init.chain(|slot| …)` (also
 /// called as `PinInit::pin_chain(init, |slot| …)`): the closure runs after the initialiser,
 /// and its `Err` is the whole initialiser's error. `Iterator::chain` takes no closure.
@@ -529,4 +534,19 @@ pub(super) fn chain_closure<'e>(name: &syn::Ident, last_arg: Option<&'e Expr>) -
         Expr::Closure(c) => Some(&c.body),
         _ => None,
     }
+}
+
+/// The C function `e` calls directly (`bindings::f(…)`, through `unsafe { … }`, blocks and
+/// parentheses), by name.
+pub(super) fn c_function_called(e: &Expr) -> Option<String> {
+    let Expr::Call(c) = block_value(e) else {
+        return None;
+    };
+    let Expr::Path(p) = strip(&c.func) else {
+        return None;
+    };
+    let segs = &p.path.segments;
+    (segs.len() >= 2 && segs.iter().any(|s| s.ident == "bindings"))
+        .then(|| segs.last().map(|s| s.ident.to_string()))
+        .flatten()
 }

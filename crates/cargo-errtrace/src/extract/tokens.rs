@@ -3,6 +3,7 @@
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::Expr;
 
@@ -56,8 +57,14 @@ impl Walker<'_, '_> {
     /// Token-level fallback for macro bodies that are not Rust expressions (`pin_init!`
     /// struct syntax, DSLs): counts real `?` and log macros, and records `?` sites.
     pub(super) fn scan_tokens(&mut self, tokens: &TokenStream) {
-        let mut work: Vec<Vec<TokenTree>> = vec![tokens.clone().into_iter().collect()];
-        while let Some(toks) = work.pop() {
+        // Each group with the struct a pin-init literal around it initialises (`Gpu { … }`):
+        // inside it, the fields initialised so far are in scope by name, with their declared
+        // types (`gsp <- Gsp::new(…), bundle: gsp.boot(…)?`).
+        let outer = self.init_struct.clone();
+        let mut work: Vec<(Vec<TokenTree>, Option<String>)> =
+            vec![(tokens.clone().into_iter().collect(), outer.clone())];
+        while let Some((toks, init_struct)) = work.pop() {
+            self.init_struct = init_struct;
             let mut i = 0;
             while i < toks.len() {
                 match &toks[i] {
@@ -126,8 +133,13 @@ impl Walker<'_, '_> {
                         } else if let Some(sources) = chained {
                             // `inner <- init.pin_chain(|slot| …)`: the closure's error and the
                             // inner initialiser's both leave.
-                            for (target, attached) in sources {
-                                self.add_site(pos(p.span()), How::Try, target, attached);
+                            for (at, target, attached) in sources {
+                                self.add_site(
+                                    at.unwrap_or_else(|| pos(p.span())),
+                                    How::Try,
+                                    target,
+                                    attached,
+                                );
                             }
                         } else if let Some(g) = call {
                             if let Some((target, attached)) = self.classify_tokens(&toks, g + 1) {
@@ -144,13 +156,26 @@ impl Walker<'_, '_> {
                         }
                     }
                     TokenTree::Group(g) if work.len() < parse::MAX_NESTING => {
-                        work.push(g.stream().into_iter().collect());
+                        let literal_of = match (g.delimiter(), i.checked_sub(1).and_then(|k| toks.get(k))) {
+                            (Delimiter::Brace, Some(TokenTree::Ident(name))) => {
+                                let name = if name == "Self" {
+                                    self.owner()
+                                } else {
+                                    Some(name.to_string())
+                                };
+                                name.filter(|n| self.fields.contains_key(n))
+                            }
+                            _ => None,
+                        };
+                        let ctx = literal_of.or_else(|| self.init_struct.clone());
+                        work.push((g.stream().into_iter().collect(), ctx));
                     }
                     _ => {}
                 }
                 i += 1;
             }
         }
+        self.init_struct = outer;
     }
 
     /// `field <- init,` with `init` a local bound to an initialiser call earlier
@@ -172,8 +197,9 @@ impl Walker<'_, '_> {
 
     /// The error sources of a `<-` initialiser (the tokens after `<-`, up to the next
     /// top-level `,`) that chains a closure (`init.pin_chain(|slot| …)`,
-    /// `PinInit::pin_chain(init, |slot| …)`): the closure's value and the inner initialiser.
-    fn chained_init(&self, toks: &[TokenTree]) -> Option<Vec<(Target, bool)>> {
+    /// `PinInit::pin_chain(init, |slot| …)`): the closure's value and the inner initialiser;
+    /// or that is a block: the block's value, recorded where it is.
+    fn chained_init(&self, toks: &[TokenTree]) -> Option<Vec<(Option<Pos>, Target, bool)>> {
         // The initialiser ends at the first top-level `,` after which the tokens parse (a
         // turbofish's `,` is not a group's: `PinInit::<_, Error>::pin_chain(…)`).
         let ends = toks
@@ -185,6 +211,15 @@ impl Walker<'_, '_> {
         let e: Expr = ends
             .take(8)
             .find_map(|end| syn::parse2(toks.get(..end)?.iter().cloned().collect()).ok())?;
+        // `field <- { …?; Registration::new(…) }`: the block's value (its `?`s are scanned
+        // with the block's tokens).
+        if let Expr::Block(_) = strip(&e) {
+            let value = block_value(&e);
+            return Some(match self.classify(value) {
+                (Some(t), a) => vec![(Some(pos(value.span())), t, a)],
+                _ => Vec::new(),
+            });
+        }
         let (name, args, inner) = match strip(&e) {
             Expr::MethodCall(m) => (&m.method, &m.args, Some(&*m.receiver)),
             Expr::Call(c) => match strip(&c.func) {
@@ -198,11 +233,37 @@ impl Walker<'_, '_> {
             .into_iter()
             .flatten()
             .filter_map(|e| match self.classify(e) {
-                (Some(t), a) => Some((t, a)),
+                (Some(t), a) => Some((None, t, a)),
                 _ => None,
             })
             .collect();
         Some(sources)
+    }
+
+    /// The type of a method call's receiver when it is a bare name (`x.m(…)`, the method's
+    /// name at `j - 1`): a parameter or typed local, else a field of the struct a pin-init
+    /// literal around it initialises.
+    fn token_receiver_type(&self, toks: &[TokenTree], j: usize) -> Option<String> {
+        let TokenTree::Ident(recv) = toks.get(j.checked_sub(3)?)? else {
+            return None;
+        };
+        // Not a field (`a.x.m()`) nor a path's last segment (`m::x.m()`); a field label's
+        // single `:` (`bundle: x.m()`) is fine.
+        let at = |k: usize| j.checked_sub(k).and_then(|k| toks.get(k));
+        if is_punct(at(4), '.') || (is_punct(at(4), ':') && is_punct(at(5), ':')) {
+            return None;
+        }
+        let name = recv.to_string();
+        if let Some(ty) = self
+            .params
+            .last()
+            .and_then(|p| p.iter().rev().find(|(n, _)| *n == name))
+        {
+            return (!self.is_generic(&ty.1)).then(|| ty.1.clone());
+        }
+        let owner = self.init_struct.as_ref()?;
+        let ty = &self.fields.get(owner)?.iter().find(|f| f.name == name)?.ty;
+        (!self.is_generic(ty)).then(|| ty.clone())
     }
 
     /// Walk back from a `?` at `q` over `.adapter(…)` calls to the called name.
@@ -255,6 +316,8 @@ impl Walker<'_, '_> {
                             j >= 3 && matches!(toks.get(j - 3), Some(TokenTree::Ident(r)) if r == "self");
                         let callee = if recv_self {
                             Callee::SelfMethod(name)
+                        } else if let Some(ty) = self.token_receiver_type(toks, j) {
+                            Callee::Path(vec![ty, name])
                         } else {
                             Callee::Method(name)
                         };

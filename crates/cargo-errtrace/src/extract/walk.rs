@@ -360,6 +360,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
             let name = p.ident.to_string();
             self.alloc_locals.retain(|n| *n != name);
+            self.c_locals.retain(|(n, _)| *n != name);
+            if let Some(c) = c_function_called(&init.expr) {
+                self.c_locals.push((name.clone(), c));
+            }
             if allocating_call(&init.expr) {
                 self.alloc_locals.push(name.clone());
             }
@@ -378,7 +382,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 self.result_locals.push((name, t, a));
             }
         }
-        if let Some((name, ty)) = typed_local(l) {
+        // `let inner = self.inner.lock();`, `let regs = &self.regs;`: the field's type, or its
+        // contents' through the accessor.
+        let from_field = || {
+            let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) else {
+                return None;
+            };
+            let e = match strip(&init.expr) {
+                Expr::Reference(r) => strip(&r.expr),
+                e => e,
+            };
+            Some((p.ident.to_string(), self.field_type(e)?))
+        };
+        if let Some((name, ty)) = typed_local(l).or_else(from_field) {
             if let Some(params) = self.params.last_mut() {
                 params.retain(|(n, _)| *n != name);
                 params.push((name, ty));
