@@ -93,7 +93,7 @@ pub(crate) fn reported_by_callee(
             return true;
         }
     }
-    if let Callee::Method(m) | Callee::SelfMethod(m) = callee {
+    if let Callee::Method(m) | Callee::SelfMethod(m) | Callee::OnValueOf(_, m) = callee {
         if names.c_side_prints(&[m.as_str()]) {
             return true;
         }

@@ -124,6 +124,9 @@ struct Walker<'n, 't> {
     /// Locals of the current function bound to a C function's value (`let ret = unsafe {
     /// bindings::__auxiliary_device_add(…) }`), with the C function's name.
     c_locals: Vec<(String, String)>,
+    /// Locals bound to a call's value whose type the syntax does not show (`let hal =
+    /// gsp_hal(chip);`), with the call's path: `hal.m(…)` is the `m` of its value type.
+    value_locals: Vec<(String, Vec<String>)>,
     /// While scanning a pin-init struct literal's tokens (`try_pin_init!(Gpu { … })`): the
     /// struct, whose fields are in scope by name.
     init_struct: Option<String>,
@@ -183,6 +186,7 @@ impl<'n, 't> Walker<'n, 't> {
             option_closures: 0,
             alloc_locals: Vec::new(),
             c_locals: Vec::new(),
+            value_locals: Vec::new(),
             init_struct: None,
             result_locals: Vec::new(),
             alloc_null_depth: 0,
@@ -323,6 +327,7 @@ impl<'n, 't> Walker<'n, 't> {
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {
         self.alloc_locals.clear();
         self.c_locals.clear();
+        self.value_locals.clear();
         self.result_locals.clear();
         let test = is_test_attr(attrs);
         if test {
@@ -355,6 +360,7 @@ impl<'n, 't> Walker<'n, 't> {
             display: display.join("::"),
             pos: pos(sig.ident.span()),
             ret,
+            value_type: value_type(&sig.output),
             has_self: sig.receiver().is_some(),
             sites: Vec::new(),
             checks: Vec::new(),

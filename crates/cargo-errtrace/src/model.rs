@@ -140,6 +140,9 @@ pub enum Callee {
     Method(String),
     /// `T::m(…)` where `T` is a generic type parameter: some trait impl's `m`.
     Generic(String, String),
+    /// `x.m(…)` where `x` holds what the call `path(…)` returned (`let hal = gsp_hal(chip);`):
+    /// the `m` of that function's value type, found once the call is resolved.
+    OnValueOf(Vec<String>, String),
 }
 
 impl Callee {
@@ -147,7 +150,7 @@ impl Callee {
     pub fn name(&self) -> &str {
         match self {
             Callee::Path(segs) => segs.last().map(String::as_str).unwrap_or(""),
-            Callee::SelfMethod(m) | Callee::Method(m) | Callee::Generic(_, m) => m,
+            Callee::SelfMethod(m) | Callee::Method(m) | Callee::Generic(_, m) | Callee::OnValueOf(_, m) => m,
         }
     }
 
@@ -156,7 +159,7 @@ impl Callee {
         match self {
             Callee::Path(segs) => segs.join("::"),
             Callee::SelfMethod(m) => format!("self.{m}"),
-            Callee::Method(m) => format!(".{m}"),
+            Callee::Method(m) | Callee::OnValueOf(_, m) => format!(".{m}"),
             Callee::Generic(t, m) => format!("{t}::{m}"),
         }
     }
@@ -302,6 +305,10 @@ pub struct FnSummary {
     pub pos: Pos,
     /// Return type.
     pub ret: Ret,
+    /// The type a successful call yields, by name: through `Result`, `Option`, references and
+    /// smart pointers; for `dyn Trait` or `impl Trait`, the trait (`&'static dyn GspHal` →
+    /// `GspHal`). A method called on a local bound to the call is that type's (or trait's).
+    pub value_type: Option<String>,
     /// Takes `self`.
     pub has_self: bool,
     /// Is a boundary, and why.

@@ -294,6 +294,19 @@ impl<'a> Index<'a> {
                 }
             }
             Callee::Method(m) => self.any_method(m, caller),
+            // `hal.boot(…)` with `let hal = gsp_hal(chip);`: the method of what `gsp_hal`
+            // returns (its trait's implementations for `&dyn GspHal`), else any `boot`.
+            Callee::OnValueOf(call, m) => {
+                let ty = match self.resolve_path(call, caller, cf, cfile) {
+                    Resolution::Resolved(f) => self.func(f).and_then(|f| f.value_type.clone()),
+                    _ => None,
+                };
+                let typed = ty.map(|t| self.resolve_path(&[t, m.clone()], caller, cf, cfile));
+                match typed {
+                    Some(r) if r != Resolution::NotFound => r,
+                    _ => self.any_method(m, caller),
+                }
+            }
         }
     }
 

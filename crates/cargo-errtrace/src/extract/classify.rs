@@ -130,6 +130,8 @@ impl Walker<'_, '_> {
                         } else {
                             Callee::Path(vec![ty, name])
                         }
+                    } else if let Some(segs) = self.value_local(recv) {
+                        Callee::OnValueOf(segs, name)
                     } else {
                         Callee::Method(name)
                     };
@@ -216,6 +218,18 @@ impl Walker<'_, '_> {
                 _ => return (None, attached),
             }
         }
+    }
+
+    /// The call whose value a plain local receiver holds (`hal` in `hal.boot(…)` after `let hal
+    /// = gsp_hal(chip);`).
+    pub(super) fn value_local(&self, recv: &Expr) -> Option<Vec<String>> {
+        let Expr::Path(p) = recv else { return None };
+        let id = p.path.get_ident()?.to_string();
+        self.value_locals
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == id)
+            .map(|(_, s)| s.clone())
     }
 
     /// Whether an errno is made from the value of a C function that prints its failures:

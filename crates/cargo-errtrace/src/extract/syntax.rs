@@ -550,3 +550,73 @@ pub(super) fn c_function_called(e: &Expr) -> Option<String> {
         .then(|| segs.last().map(|s| s.ident.to_string()))
         .flatten()
 }
+
+/// The type a function's successful call yields, by name ([`FnSummary::value_type`]).
+pub(super) fn value_type(output: &syn::ReturnType) -> Option<String> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    let mut cur: &syn::Type = ty;
+    for _ in 0..8 {
+        match cur {
+            syn::Type::Reference(r) => cur = &r.elem,
+            syn::Type::Paren(p) => cur = &p.elem,
+            syn::Type::TraitObject(t) => return first_trait(&t.bounds),
+            syn::Type::ImplTrait(t) => return first_trait(&t.bounds),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                let name = last.ident.to_string();
+                let wrapper =
+                    matches!(name.as_str(), "Result" | "Option") || SMART_POINTERS.contains(&name.as_str());
+                if !wrapper {
+                    return (name != "Self").then_some(name);
+                }
+                let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                    return None;
+                };
+                cur = a.args.iter().find_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The first trait of `dyn A + B` / `impl A + 'a`, by its last segment (not a pin-init or
+/// marker trait: their methods are not the value's).
+fn first_trait(bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>) -> Option<String> {
+    bounds.iter().find_map(|b| match b {
+        syn::TypeParamBound::Trait(t) => {
+            let name = t.path.segments.last()?.ident.to_string();
+            let marker = matches!(
+                name.as_str(),
+                "Send" | "Sync" | "PinInit" | "Init" | "Fn" | "FnMut" | "FnOnce"
+            );
+            (!marker).then_some(name)
+        }
+        _ => None,
+    })
+}
+
+/// The path of the function `e` calls (`gsp_hal(chip)`, `hal::gsp_hal(chip)?`, through `?`,
+/// `.await`, parentheses and blocks).
+pub(super) fn called_path(e: &Expr) -> Option<&syn::Path> {
+    let mut cur = block_value(e);
+    for _ in 0..8 {
+        match cur {
+            Expr::Try(t) => cur = block_value(&t.expr),
+            Expr::Await(a) => cur = block_value(&a.base),
+            Expr::Call(c) => {
+                return match strip(&c.func) {
+                    Expr::Path(p) if p.qself.is_none() => Some(&p.path),
+                    _ => None,
+                }
+            }
+            _ => return None,
+        }
+    }
+    None
+}

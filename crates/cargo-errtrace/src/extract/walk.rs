@@ -394,7 +394,18 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             };
             Some((p.ident.to_string(), self.field_type(e)?))
         };
-        if let Some((name, ty)) = typed_local(l).or_else(from_field) {
+        let typed = typed_local(l).or_else(from_field);
+        // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved.
+        if let Pat::Ident(p) = &l.pat {
+            let name = p.ident.to_string();
+            self.value_locals.retain(|(n, _)| *n != name);
+            let call = l.init.as_ref().and_then(|i| called_path(&i.expr));
+            if let (None, Some(path)) = (&typed, call) {
+                let segs = self.path_segs(path);
+                self.value_locals.push((name, segs));
+            }
+        }
+        if let Some((name, ty)) = typed {
             if let Some(params) = self.params.last_mut() {
                 params.retain(|(n, _)| *n != name);
                 params.push((name, ty));
