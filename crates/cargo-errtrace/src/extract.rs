@@ -111,6 +111,8 @@ struct Walker<'n, 't> {
     macro_depth: u32,
     /// Generic type parameter names of the enclosing impls and functions.
     generics: Vec<Vec<String>>,
+    /// Per open generic scope (as `generics`): each parameter's stated trait bound.
+    bounds: Vec<Vec<(String, String)>>,
     /// Parameters of the enclosing functions with a path type: (name, type's last segment).
     params: Vec<Vec<(String, String)>>,
     /// The file's structs: type name → (field, field type's last segment, through smart
@@ -181,6 +183,7 @@ impl<'n, 't> Walker<'n, 't> {
             test_depth: 0,
             macro_depth: 0,
             generics: Vec::new(),
+            bounds: Vec::new(),
             params: Vec::new(),
             fields: HashMap::new(),
             option_closures: 0,
@@ -372,6 +375,7 @@ impl<'n, 't> Walker<'n, 't> {
             c_abi: has_c_abi(sig),
         });
         self.generics.push(type_params(&sig.generics));
+        self.bounds.push(type_bounds(&sig.generics));
         let params: Vec<(String, String)> = sig
             .inputs
             .iter()
@@ -393,6 +397,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.frames = saved_frames;
         self.logged_values = saved_values;
         self.generics.pop();
+        self.bounds.pop();
         self.params.pop();
         if let Some(ctx) = self.fns.pop() {
             if self.test_depth == 0 {

@@ -138,8 +138,9 @@ pub enum Callee {
     SelfMethod(String),
     /// `x.m(…)` on any other receiver.
     Method(String),
-    /// `T::m(…)` where `T` is a generic type parameter: some trait impl's `m`.
-    Generic(String, String),
+    /// `T::m(…)` where `T` is a generic type parameter: some trait impl's `m`; with `T`'s
+    /// trait bound when the source states one (`T: Driver`), that trait's impls.
+    Generic(String, String, Option<String>),
     /// `x.m(…)` where `x` holds what the call `path(…)` returned (`let hal = gsp_hal(chip);`):
     /// the `m` of that function's value type, found once the call is resolved.
     OnValueOf(Vec<String>, String),
@@ -150,7 +151,10 @@ impl Callee {
     pub fn name(&self) -> &str {
         match self {
             Callee::Path(segs) => segs.last().map(String::as_str).unwrap_or(""),
-            Callee::SelfMethod(m) | Callee::Method(m) | Callee::Generic(_, m) | Callee::OnValueOf(_, m) => m,
+            Callee::SelfMethod(m)
+            | Callee::Method(m)
+            | Callee::Generic(_, m, _)
+            | Callee::OnValueOf(_, m) => m,
         }
     }
 
@@ -160,7 +164,7 @@ impl Callee {
             Callee::Path(segs) => segs.join("::"),
             Callee::SelfMethod(m) => format!("self.{m}"),
             Callee::Method(m) | Callee::OnValueOf(_, m) => format!(".{m}"),
-            Callee::Generic(t, m) => format!("{t}::{m}"),
+            Callee::Generic(t, m, _) => format!("{t}::{m}"),
         }
     }
 }

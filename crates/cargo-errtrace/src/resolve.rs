@@ -277,8 +277,8 @@ impl<'a> Index<'a> {
                 }
                 self.any_method(m, caller)
             }
-            Callee::Generic(_, m) => {
-                let impls: Vec<FnId> = self
+            Callee::Generic(_, m, bound) => {
+                let mut impls: Vec<FnId> = self
                     .candidates(m)
                     .iter()
                     .copied()
@@ -286,6 +286,18 @@ impl<'a> Index<'a> {
                         self.func(*c).is_some_and(|f| f.trait_name.is_some()) && self.related(*c, caller)
                     })
                     .collect();
+                // With the parameter's bound stated (`T: Driver`), that trait's impls only
+                // (unless none is: the method is then a supertrait's).
+                if let Some(b) = bound {
+                    let of_bound: Vec<FnId> = impls
+                        .iter()
+                        .copied()
+                        .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.as_ref() == Some(b)))
+                        .collect();
+                    if !of_bound.is_empty() {
+                        impls = of_bound;
+                    }
+                }
                 match impls.len() {
                     0 => Resolution::NotFound,
                     1 => Resolution::Resolved(impls[0]),

@@ -38,6 +38,8 @@ const EXPECTED: &[Row] = &[
     ("pin_chain.rs", 2, 0, 0, 0, 0, 3, 0),
     ("pin_init_scope.rs", 4, 0, 0, 0, 0, 5, 0),
     ("value_type.rs", 2, 0, 0, 0, 0, 4, 1),
+    ("allocation_forms.rs", 2, 0, 0, 0, 0, 9, 0),
+    ("generic_bound.rs", 1, 0, 0, 0, 0, 1, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -453,4 +455,22 @@ fn methods_on_a_calls_value_follow_its_type() {
     let r = common::audit_fixture("value_type.rs");
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, [13, 36], "{:?}", r.findings);
+}
+
+/// Allocations written as `NonNull::new(p).ok_or(ENOMEM)?` and `Coherent::init(dev,
+/// GFP_KERNEL, value)` are the allocator's to report; `alloc_io_pgtable_ops`'s NULL and an
+/// initialiser's own `Err` are not (measured blind on nova-core and Tyr).
+#[test]
+fn allocation_forms_are_not_origins() {
+    let r = common::audit_fixture("allocation_forms.rs");
+    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [23, 32], "{:?}", r.findings);
+}
+
+/// `T::m()` with `T: Driver` reaches the `Driver` impls only.
+#[test]
+fn generic_calls_follow_the_bound() {
+    let r = common::audit_fixture("generic_bound.rs");
+    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [27], "{:?}", r.findings);
 }

@@ -18,9 +18,16 @@ pub(super) fn null_checked_local(cond: &Expr) -> Option<String> {
     }
 }
 
+/// C functions named like allocators whose NULL is not only a failed allocation, and which
+/// do not print it (checked against Linux 7.3's C sources): `alloc_io_pgtable_ops` returns
+/// NULL, silently, for a format out of range, a custom allocator the format does not allow, a
+/// format not built in, and a configuration the format rejects (`ias`/`oas` too large).
+const NOT_ONLY_ALLOCATION: &[&str] = &["alloc_io_pgtable_ops"];
+
 /// A call of a C allocator, the way kernel Rust writes it: `unsafe { bindings::kzalloc(…) }`,
 /// `bindings::shrinker_alloc(…)`, through an `unsafe` block, parentheses, casts and
-/// `.cast()`. The function's name says it allocates (`…alloc…`, not `…free…`/`dealloc`).
+/// `.cast()`. The function's name says it allocates (`…alloc…`, not `…free…`/`dealloc`), and it
+/// is not one of [`NOT_ONLY_ALLOCATION`].
 pub(super) fn allocating_call(e: &Expr) -> bool {
     match strip(e) {
         Expr::Unsafe(u) => match u.block.stmts.as_slice() {
@@ -32,7 +39,10 @@ pub(super) fn allocating_call(e: &Expr) -> bool {
         Expr::Call(c) => match strip(&c.func) {
             Expr::Path(p) => {
                 let name = last_seg(&p.path).to_ascii_lowercase();
-                name.contains("alloc") && !name.contains("free") && !name.contains("dealloc")
+                name.contains("alloc")
+                    && !name.contains("free")
+                    && !name.contains("dealloc")
+                    && !NOT_ONLY_ALLOCATION.contains(&name.as_str())
             }
             _ => false,
         },
@@ -43,13 +53,21 @@ pub(super) fn allocating_call(e: &Expr) -> bool {
 /// The call a `?` applies to allocates with GFP flags the allocator warns for: an argument
 /// names a `GFP_…` flag and none names `__GFP_NOWARN` (`RBTreeNodeReservation::new(GFP_KERNEL)`,
 /// `v.reserve(n, GFP_KERNEL)`), through pass-through adapters (`.map_err(…)`). Constructors
-/// that run an initialiser (`…init…`) are not: the initialiser's error is followed instead.
+/// that run an initialiser (`…init…`) are not when the initialiser is a call: its error is
+/// followed instead; with a value (`Coherent::init(dev, GFP_KERNEL, args)`) they are.
 pub(super) fn gfp_call(e: &Expr) -> bool {
+    // The initialiser is the first or last argument, a call of a path (as the walker follows
+    // it: `KBox::pin_init(Dev::new(…), GFP_KERNEL)`, `Coherent::init(dev, GFP_KERNEL,
+    // Args::new(…))`).
+    let init_call = |name: &str, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| {
+        let is_init = |a: Option<&Expr>| matches!(a.map(strip), Some(Expr::Call(c)) if matches!(strip(&c.func), Expr::Path(_)));
+        name.contains("init") && (is_init(args.first()) || is_init(args.last()))
+    };
     match strip(e) {
         Expr::MethodCall(m) if crate::logging::passes_through(&m.method.to_string()) => gfp_call(&m.receiver),
-        Expr::MethodCall(m) => !m.method.to_string().contains("init") && m.args.iter().any(mentions_gfp),
+        Expr::MethodCall(m) => !init_call(&m.method.to_string(), &m.args) && m.args.iter().any(mentions_gfp),
         Expr::Call(c) => match strip(&c.func) {
-            Expr::Path(p) => !last_seg(&p.path).contains("init") && c.args.iter().any(mentions_gfp),
+            Expr::Path(p) => !init_call(&last_seg(&p.path), &c.args) && c.args.iter().any(mentions_gfp),
             _ => false,
         },
         _ => false,

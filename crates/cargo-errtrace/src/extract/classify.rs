@@ -5,7 +5,7 @@
 use syn::Expr;
 
 use super::syntax::*;
-use super::{plain_local, Walker, PIN_INIT_CALLS};
+use super::{alloc, plain_local, Walker, PIN_INIT_CALLS};
 use crate::logging::{runs_on_error, MethodRole};
 use crate::model::*;
 
@@ -49,6 +49,17 @@ impl Walker<'_, '_> {
         let owner = self.owner()?;
         let field = field.to_string();
         self.fields.get(&owner)?.iter().find(|f| f.name == field)
+    }
+
+    /// The trait bound the source states for the generic parameter `name` (`T: Driver`, `where
+    /// T: Driver`; `Self` in a trait's default method: the trait), innermost first.
+    pub(super) fn generic_bound(&self, name: &str) -> Option<String> {
+        self.bounds
+            .iter()
+            .rev()
+            .flatten()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.clone())
     }
 
     pub(super) fn is_generic(&self, name: &str) -> bool {
@@ -126,7 +137,8 @@ impl Walker<'_, '_> {
                         Callee::Path(vec![ty, name])
                     } else if let Some(ty) = self.param_type(recv) {
                         if self.is_generic(&ty) {
-                            Callee::Generic(ty, name)
+                            let bound = self.generic_bound(&ty);
+                            Callee::Generic(ty, name, bound)
                         } else {
                             Callee::Path(vec![ty, name])
                         }
@@ -166,12 +178,17 @@ impl Walker<'_, '_> {
                     // `KBox::pin_init(Dev::new(…), GFP_KERNEL)?`, `Arc::pin_init(…)?`: the error
                     // is the initializer's (`impl PinInit<T, E>`), so the hop goes to its
                     // constructor.
+                    // The initialiser is the first argument (`KBox::pin_init(init, flags)`) or
+                    // the last (`Coherent::init(dev, GFP_KERNEL, Args::new(…))`).
                     if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
-                        if let Some(Expr::Call(init)) = c.args.first().map(strip) {
-                            if matches!(strip(&init.func), Expr::Path(_)) {
-                                cur = c.args.first().map(strip).unwrap_or(cur);
-                                continue;
-                            }
+                        let init = [c.args.first(), c.args.last()]
+                            .into_iter()
+                            .flatten()
+                            .map(strip)
+                            .find(|a| matches!(a, Expr::Call(i) if matches!(strip(&i.func), Expr::Path(_))));
+                        if let Some(init) = init {
+                            cur = init;
+                            continue;
                         }
                     }
                     if self.names.is_log_function(&last) {
@@ -183,7 +200,11 @@ impl Walker<'_, '_> {
                     }
                     if segs.len() == 2 && self.is_generic(&segs[0]) {
                         return (
-                            Some(Target::Call(Callee::Generic(segs[0].clone(), last))),
+                            Some(Target::Call(Callee::Generic(
+                                segs[0].clone(),
+                                last,
+                                self.generic_bound(&segs[0]),
+                            ))),
                             attached,
                         );
                     }
@@ -230,6 +251,38 @@ impl Walker<'_, '_> {
             .rev()
             .find(|(n, _)| *n == id)
             .map(|(_, s)| s.clone())
+    }
+
+    /// `NonNull::new(p).ok_or(ENOMEM)` (also `ok_or_else`, `.cast()` on `p`) with `p` bound to a
+    /// C allocator's result: the allocator's NULL, which it reported, turned into an errno.
+    pub(super) fn null_allocation(&self, e: &Expr) -> bool {
+        let Expr::MethodCall(m) = strip(e) else {
+            return false;
+        };
+        if m.method != "ok_or" && m.method != "ok_or_else" {
+            return false;
+        }
+        let Expr::Call(c) = strip(&m.receiver) else {
+            return false;
+        };
+        let Expr::Path(f) = strip(&c.func) else {
+            return false;
+        };
+        if last_seg(&f.path) != "new" || !f.path.segments.iter().any(|s| s.ident == "NonNull") {
+            return false;
+        }
+        let mut arg = c.args.first().map(strip);
+        while let Some(Expr::MethodCall(cast)) = arg {
+            arg = (cast.method == "cast").then(|| strip(&cast.receiver));
+        }
+        match arg {
+            Some(Expr::Path(p)) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.alloc_locals.iter().any(|n| i == n)),
+            Some(e) => alloc::allocating_call(e),
+            None => false,
+        }
     }
 
     /// Whether an errno is made from the value of a C function that prints its failures:

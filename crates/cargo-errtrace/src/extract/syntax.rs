@@ -55,6 +55,34 @@ pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
     c.0
 }
 
+/// Each type parameter's first trait bound, by its last segment (`T: platform::Driver` and
+/// `where T: Driver` → `("T", "Driver")`; marker traits left out).
+pub(super) fn type_bounds(g: &syn::Generics) -> Vec<(String, String)> {
+    let first = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => {
+                let n = t.path.segments.last()?.ident.to_string();
+                (!matches!(n.as_str(), "Send" | "Sync" | "Sized" | "Unpin" | "Copy" | "Clone")).then_some(n)
+            }
+            _ => None,
+        })
+    };
+    let mut out: Vec<(String, String)> = g
+        .type_params()
+        .filter_map(|t| Some((t.ident.to_string(), first(&t.bounds)?)))
+        .collect();
+    for p in g.where_clause.iter().flat_map(|w| w.predicates.iter()) {
+        if let syn::WherePredicate::Type(pt) = p {
+            if let syn::Type::Path(tp) = &pt.bounded_ty {
+                if let (Some(id), Some(b)) = (tp.path.get_ident(), first(&pt.bounds)) {
+                    out.push((id.to_string(), b));
+                }
+            }
+        }
+    }
+    out
+}
+
 pub(super) fn type_params(g: &syn::Generics) -> Vec<String> {
     g.type_params().map(|t| t.ident.to_string()).collect()
 }

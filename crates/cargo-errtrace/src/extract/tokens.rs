@@ -9,7 +9,7 @@ use syn::Expr;
 
 use super::inspect::LogFinder;
 use super::syntax::*;
-use super::{Walker, QUOTE_MACROS};
+use super::{Walker, PIN_INIT_CALLS, QUOTE_MACROS};
 use crate::logging::{runs_on_error, MethodRole};
 use crate::model::*;
 use crate::parse;
@@ -152,7 +152,11 @@ impl Walker<'_, '_> {
                     TokenTree::Punct(p) if p.as_char() == '?' && is_real_question(&toks, i) => {
                         self.out.question_marks += 1;
                         if let Some((target, attached)) = self.classify_tokens(&toks, i) {
+                            // `CoherentBox::zeroed_slice(dev, n, GFP_KERNEL)?`: an allocation
+                            // with GFP flags, as in the syntax walk.
+                            self.gfp_call = gfp_call_tokens(&toks, i);
                             self.add_site(pos(p.span()), How::Try, target, attached);
+                            self.gfp_call = false;
                         }
                     }
                     TokenTree::Group(g) if work.len() < parse::MAX_NESTING => {
@@ -356,6 +360,14 @@ impl Walker<'_, '_> {
                     if last == "Ok" || last == "Some" {
                         return None;
                     }
+                    // `Coherent::init(dev, GFP_KERNEL, Args::new(…))?`: the initialiser's error,
+                    // as in the syntax walk; with a value for initialiser, an allocation.
+                    if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
+                        if let Some(init) = initialiser_arg(&g.stream()) {
+                            let (t, a) = self.classify(&init);
+                            return t.map(|t| (t, attached || a));
+                        }
+                    }
                     if self.names.is_log_function(&last) {
                         return Some((Target::Made, true));
                     }
@@ -363,7 +375,11 @@ impl Walker<'_, '_> {
                         return Some((Target::OriginFn(last), attached));
                     }
                     if segs.len() == 2 && self.is_generic(&segs[0]) {
-                        return Some((Target::Call(Callee::Generic(segs[0].clone(), last)), attached));
+                        let bound = self.generic_bound(&segs[0]);
+                        return Some((
+                            Target::Call(Callee::Generic(segs[0].clone(), last, bound)),
+                            attached,
+                        ));
                     }
                     return Some((Target::Call(Callee::Path(segs)), attached));
                 }
@@ -371,4 +387,60 @@ impl Walker<'_, '_> {
             }
         }
     }
+}
+
+/// The call a `?` at `q` applies to (`name(args)?`) allocates with GFP flags the allocator warns
+/// for: its arguments name a `GFP_…` flag and not `__GFP_NOWARN`, and its name does not say it
+/// runs an initialiser (`…init…`) nor is it an adapter, as [`super::alloc::gfp_call`] decides on
+/// syntax.
+fn gfp_call_tokens(toks: &[TokenTree], q: usize) -> bool {
+    let (Some(TokenTree::Group(g)), Some(TokenTree::Ident(name))) = (
+        q.checked_sub(1).and_then(|k| toks.get(k)),
+        q.checked_sub(2).and_then(|k| toks.get(k)),
+    ) else {
+        return false;
+    };
+    // An adapter's closure (`.map(|l| SGTable::new(…, GFP_KERNEL))?`) is not the allocation,
+    // nor is a constructor that runs an initialiser call (its error is followed instead).
+    let name = name.to_string();
+    let runs_init = name.contains("init") && initialiser_arg(&g.stream()).is_some();
+    if g.delimiter() != Delimiter::Parenthesis || runs_init || crate::logging::passes_through(&name) {
+        return false;
+    }
+    let (mut gfp, mut nowarn) = (false, false);
+    let mut work: Vec<TokenStream> = vec![g.stream()];
+    let mut budget = 256u32;
+    while let Some(ts) = work.pop() {
+        for t in ts {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                return false;
+            }
+            match t {
+                TokenTree::Ident(i) => {
+                    let n = i.to_string();
+                    nowarn |= n == "__GFP_NOWARN";
+                    gfp |= n.starts_with("GFP_") || n.starts_with("__GFP_");
+                }
+                TokenTree::Group(g) => work.push(g.stream()),
+                _ => {}
+            }
+        }
+    }
+    gfp && !nowarn
+}
+
+/// The initialiser among a pin-init constructor's arguments (`(init, flags)` or `(dev,
+/// GFP_KERNEL, Args::new(…))`): the first or last argument that is a call of a path.
+fn initialiser_arg(args: &TokenStream) -> Option<Expr> {
+    use syn::parse::Parser;
+    let args = Punctuated::<Expr, syn::Token![,]>::parse_terminated
+        .parse2(args.clone())
+        .ok()?;
+    let found = [args.first(), args.last()]
+        .into_iter()
+        .flatten()
+        .find(|a| matches!(strip(a), Expr::Call(c) if matches!(strip(&c.func), Expr::Path(_))))
+        .cloned();
+    found
 }

@@ -53,8 +53,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             vtable,
         });
         self.generics.push(type_params(&i.generics));
+        self.bounds.push(type_bounds(&i.generics));
         self.with_test_attrs(&i.attrs, |w| visit::visit_item_impl(w, i));
         self.generics.pop();
+        self.bounds.pop();
         self.impls.pop();
     }
 
@@ -67,8 +69,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         let mut g = type_params(&t.generics);
         g.push("Self".to_string());
         self.generics.push(g);
+        let mut b = type_bounds(&t.generics);
+        b.push(("Self".to_string(), t.ident.to_string()));
+        self.bounds.push(b);
         visit::visit_item_trait(self, t);
         self.generics.pop();
+        self.bounds.pop();
         self.impls.pop();
     }
 
@@ -210,7 +216,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             // `to_result(ret)?` after a log about `ret`.
             let attached = attached || self.value_logged_before(&t.expr);
             if let Some(target) = target {
-                self.gfp_call = gfp_call(&t.expr);
+                self.gfp_call = gfp_call(&t.expr) || self.null_allocation(&t.expr);
                 self.guard_call = guard_call(&t.expr);
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
                 self.gfp_call = false;
