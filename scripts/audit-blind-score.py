@@ -11,8 +11,9 @@ first run) and is scored against the labels, which were written before any run:
   reports: a finding at the label's line (or up to eight lines after it: the `)?;` of the same
   call), or whose chain passes that line;
 - precision: default findings that match a labelled path are true, those at a line the reader
-  listed as not silent are false; then `judged-after.json` (findings judged after they were
-  seen, not blind); any other finding is counted as unjudged and listed: judge it there.
+  listed as not silent are false; then `judged-after.json` and `<driver>.judged-after.json`
+  (findings judged after they were seen, not blind); any other finding is counted as unjudged
+  and listed: judge it there.
 
 With --check, exits 1 when a finding is unjudged, or recall or precision is below 80 %.
 
@@ -43,6 +44,8 @@ DRIVERS = [
     ("ax88796b_rust", "drivers/net/phy/ax88796b_rust.rs"),
     ("qt2025", "drivers/net/phy/qt2025.rs"),
     ("nova", "drivers/gpu/drm/nova"),
+    ("samples_rust", "samples/rust"),
+    ("nova_core", "drivers/gpu/nova-core"),
 ]
 KINDS = ("silent-chain", "discarded", "swallowed")
 
@@ -107,8 +110,12 @@ def score(name, path, tree, audit, with_kernel):
     ]
     paths = [p for p in labels["paths"] if p["kind"] in KINDS and not p.get("user_space")]
     found = [p for p in paths if any(touches(f, p["file"], p["line"]) for f in findings)]
+    # Judged after the run: the shared file, and the driver's own `<name>.judged-after.json`.
+    after_files = [os.path.join(CORPUS, "judged-after.json"), os.path.join(CORPUS, f"{name}.judged-after.json")]
     after = [
-        j for j in json.load(open(os.path.join(CORPUS, "judged-after.json")))["findings"]
+        j
+        for path in after_files if os.path.exists(path)
+        for j in json.load(open(path))["findings"]
         if j["driver"] == name
     ]
     true, false, unjudged = [], [], []

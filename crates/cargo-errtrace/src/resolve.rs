@@ -286,17 +286,11 @@ impl<'a> Index<'a> {
                         self.func(*c).is_some_and(|f| f.trait_name.is_some()) && self.related(*c, caller)
                     })
                     .collect();
-                // With the parameter's bound stated (`T: Driver`), that trait's impls only
-                // (unless none is: the method is then a supertrait's).
+                // With the parameter's bound stated (`T: Driver`), that trait's impls only: none
+                // in the tree is a call out of it (a supertrait's method is missed so, and
+                // reported where it is called, rather than dispatched to unrelated traits).
                 if let Some(b) = bound {
-                    let of_bound: Vec<FnId> = impls
-                        .iter()
-                        .copied()
-                        .filter(|c| self.func(*c).is_some_and(|f| f.trait_name.as_ref() == Some(b)))
-                        .collect();
-                    if !of_bound.is_empty() {
-                        impls = of_bound;
-                    }
+                    impls.retain(|c| self.func(*c).is_some_and(|f| f.trait_name.as_ref() == Some(b)));
                 }
                 match impls.len() {
                     0 => Resolution::NotFound,
@@ -405,8 +399,9 @@ impl<'a> Index<'a> {
     }
 
     fn match_qualified(&self, cands: &[FnId], qual: &[&str], caller: FnId) -> Resolution {
-        // `Trait::m(…)` (or `Self::m(…)` in a trait's default method): dispatch.
-        if let [t] = qual {
+        // `Trait::m(…)` (or `Self::m(…)` in a trait's default method, or a method called on a
+        // `dyn Trait`, whose path a `use` may have lengthened): dispatch.
+        if let Some(t) = qual.last() {
             let impls: Vec<FnId> = cands
                 .iter()
                 .copied()
@@ -422,6 +417,11 @@ impl<'a> Index<'a> {
             });
             if !inherent && impls.len() > 1 && impls.len() <= MAX_DISPATCH {
                 return Resolution::Many(impls);
+            }
+            if !inherent && qual.len() > 1 {
+                if let [one] = impls.as_slice() {
+                    return Resolution::Resolved(*one);
+                }
             }
         }
         let matching: Vec<FnId> = cands

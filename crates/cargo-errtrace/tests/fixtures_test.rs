@@ -40,6 +40,7 @@ const EXPECTED: &[Row] = &[
     ("value_type.rs", 2, 0, 0, 0, 0, 4, 1),
     ("allocation_forms.rs", 2, 0, 0, 0, 0, 9, 0),
     ("generic_bound.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("dyn_field.rs", 1, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
@@ -473,4 +474,14 @@ fn generic_calls_follow_the_bound() {
     let r = common::audit_fixture("generic_bound.rs");
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, [27], "{:?}", r.findings);
+}
+
+/// A field holding `KBox<dyn FalconHal>` dispatches to the trait's implementations (the trait
+/// named through a `use`): the finding names the silent one's `Err`, not "3 in-tree candidates,
+/// not resolved" (nova-core's falcon HAL, measured blind).
+#[test]
+fn trait_object_fields_dispatch_to_the_trait() {
+    let r = common::audit_fixture("dyn_field.rs");
+    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
+    assert_eq!(lines, [26], "{:?}", r.findings);
 }

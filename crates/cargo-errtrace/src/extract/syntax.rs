@@ -215,7 +215,8 @@ pub(super) const SMART_POINTERS: &[&str] = &[
 ];
 
 /// `Foo`, `&Foo`, `&mut m::Foo<T>` → `Foo`; through smart pointers (`Arc<Foo>`,
-/// `ArcBorrow<'_, Foo>`, `Pin<&mut Foo>`, `KBox<Foo>`) → `Foo`; `Self` and others → `None`.
+/// `ArcBorrow<'_, Foo>`, `Pin<&mut Foo>`, `KBox<Foo>`) → `Foo`; `dyn Trait`/`impl Trait` →
+/// `Trait`; `Self` and others → `None`.
 pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Reference(r) => param_type_name(&r.elem),
@@ -236,6 +237,10 @@ pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
             }
             (n != "Self").then_some(n)
         }
+        // `&dyn FalconHal<E>`, `KBox<dyn FbHal>`, `impl Register`: the trait, whose
+        // implementations a method call dispatches to.
+        syn::Type::TraitObject(t) => first_trait(&t.bounds),
+        syn::Type::ImplTrait(t) => first_trait(&t.bounds),
         _ => None,
     }
 }
