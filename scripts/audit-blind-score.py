@@ -9,7 +9,7 @@ first run) and is scored against the labels, which were written before any run:
 
 - recall: labelled silent paths (default report: not returned to user space) that a finding
   reports: a finding at the label's line (or up to eight lines after it: the `)?;` of the same
-  call), or whose chain passes that line;
+  call), or whose chain passes that line (a step's line or one of its `also_at` lines);
 - precision: default findings that match a labelled path are true, those at a line the reader
   listed as not silent are false; then `judged-after.json` and `<driver>.judged-after.json`
   (findings judged after they were seen, not blind); any other finding is counted as unjudged
@@ -57,7 +57,13 @@ def near(f_file, f_line, file, line):
 def touches(finding, file, line):
     if near(finding["file"], finding["line"], file, line):
         return True
-    return any(near(c.get("file"), c.get("line", -1), file, line) for c in finding.get("chain", []))
+    # A chain step's line, and the other lines of that function the same error passes
+    # (`also_at`: further calls of the same callee).
+    return any(
+        near(c.get("file"), step, file, line)
+        for c in finding.get("chain", [])
+        for step in [c.get("line", -1), *c.get("also_at", [])]
+    )
 
 
 def in_driver(f, prefix):

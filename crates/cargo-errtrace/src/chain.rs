@@ -346,7 +346,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         queue.push_back(b);
         while let Some(f) = queue.pop_front() {
             for o in origins.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(finding) = chain_finding(&index, &kinds, &parent, b, f, o) {
+                if let Some(finding) = chain_finding(&index, &kinds, &parent, &edges, b, f, o) {
                     findings.push(finding);
                 }
             }
@@ -435,6 +435,7 @@ fn chain_finding(
     index: &Index<'_>,
     kinds: &[Option<Boundary>],
     parent: &[(FnId, u32)],
+    edges: &[Vec<(FnId, u32)>],
     boundary: FnId,
     at: FnId,
     o: &Origin,
@@ -446,6 +447,7 @@ fn chain_finding(
         file: file.path.clone(),
         line: site.pos.line,
         function: func.display.clone(),
+        also_at: Vec::new(),
     }];
     let mut cur = at;
     let mut guard = 0usize;
@@ -454,10 +456,23 @@ fn chain_finding(
         let pf = index.func(p)?;
         let pfile = index.file_of(p)?;
         let ps = pf.sites.get(s as usize)?;
+        // The parent's other unlogged calls of the same function.
+        let mut also_at: Vec<u32> = edges
+            .get(p as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|(t, other)| *t == cur && *other != s)
+            .filter_map(|(_, other)| pf.sites.get(*other as usize).map(|x| x.pos.line))
+            .filter(|l| *l != ps.pos.line)
+            .collect();
+        also_at.sort_unstable();
+        also_at.dedup();
         chain.push(ChainStep {
             file: pfile.path.clone(),
             line: ps.pos.line,
             function: pf.display.clone(),
+            also_at,
         });
         cur = p;
         guard += 1;

@@ -77,6 +77,10 @@ pub struct ChainStep {
     pub line: u32,
     /// The function the step is in.
     pub function: String,
+    /// Other lines of this function where the same error passes on unlogged (further calls of
+    /// the previous step's function: `dev.write(…)?` seven times in one probe).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_at: Vec<u32>,
 }
 
 /// The boundary a silent chain ends at.

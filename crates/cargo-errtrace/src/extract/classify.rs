@@ -134,13 +134,13 @@ impl Walker<'_, '_> {
                     let callee = if is_self(recv) {
                         Callee::SelfMethod(name)
                     } else if let Some(ty) = self.field_type(recv) {
-                        Callee::Path(vec![ty, name])
+                        typed_call(&ty, name)
                     } else if let Some(ty) = self.param_type(recv) {
                         if self.is_generic(&ty) {
                             let bound = self.generic_bound(&ty);
                             Callee::Generic(ty, name, bound)
                         } else {
-                            Callee::Path(vec![ty, name])
+                            typed_call(&ty, name)
                         }
                     } else if let Some(segs) = self.value_local(recv) {
                         Callee::OnValueOf(segs, name)

@@ -214,7 +214,7 @@ pub(super) const SMART_POINTERS: &[&str] = &[
     "MutexGuard",
 ];
 
-/// `Foo`, `&Foo`, `&mut m::Foo<T>` → `Foo`; through smart pointers (`Arc<Foo>`,
+/// `Foo`, `&Foo` → `Foo`, `&mut m::Foo<T>` → `m::Foo`; through smart pointers (`Arc<Foo>`,
 /// `ArcBorrow<'_, Foo>`, `Pin<&mut Foo>`, `KBox<Foo>`) → `Foo`; `dyn Trait`/`impl Trait` →
 /// `Trait`; `Self` and others → `None`.
 pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
@@ -235,7 +235,10 @@ pub(super) fn param_type_name(ty: &syn::Type) -> Option<String> {
                     }
                 }
             }
-            (n != "Self").then_some(n)
+            // As written, with its module path (`serdev::Device`), so that a call on it
+            // resolves among same-named types of different modules.
+            let written: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            (n != "Self").then(|| written.join("::"))
         }
         // `&dyn FalconHal<E>`, `KBox<dyn FbHal>`, `impl Register`: the trait, whose
         // implementations a method call dispatches to.
@@ -652,4 +655,12 @@ pub(super) fn called_path(e: &Expr) -> Option<&syn::Path> {
         }
     }
     None
+}
+
+/// A call of `method` on a value of the type `ty` as [`param_type_name`] writes it
+/// (`serdev::Device` → `serdev::Device::write`).
+pub(super) fn typed_call(ty: &str, method: String) -> Callee {
+    let mut segs: Vec<String> = ty.split("::").map(str::to_string).collect();
+    segs.push(method);
+    Callee::Path(segs)
 }

@@ -321,7 +321,7 @@ impl Walker<'_, '_> {
                         let callee = if recv_self {
                             Callee::SelfMethod(name)
                         } else if let Some(ty) = self.token_receiver_type(toks, j) {
-                            Callee::Path(vec![ty, name])
+                            typed_call(&ty, name)
                         } else {
                             Callee::Method(name)
                         };

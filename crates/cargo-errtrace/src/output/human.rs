@@ -151,6 +151,15 @@ fn finding_diagnostic(
                 step.line,
                 step.function
             );
+            if !step.also_at.is_empty() {
+                let lines: Vec<String> = step.also_at.iter().map(u32::to_string).collect();
+                let _ = write!(
+                    s,
+                    "; also at line{} {}",
+                    if lines.len() == 1 { "" } else { "s" },
+                    lines.join(", ")
+                );
+            }
         }
         if f.chain.len() == 1 {
             s.push_str(" — the origin is in the boundary function");

@@ -3,7 +3,8 @@
 //! Keys of version 1: `version`, `root`, `files`, `summary` {`question_marks`, `log_calls`,
 //! `silent_chain`, `discarded`, `swallowed`, `panic`, `parse_errors`, `lines`,
 //! `suppressed`, `functions`, `boundaries`}, `findings` [{`kind`, `file`, `line`,
-//! `column`, `function`, `message`, `chain`?, `boundary`?}], `parse_errors`
+//! `column`, `function`, `message`, `chain`? [{`file`, `line`, `function`, `also_at`?}],
+//! `boundary`?}], `parse_errors`
 //! [{`file`, `line`, `column`, `message`}], `io_errors`? and `per_file`
 //! [{`file`, `question_marks`, `log_calls`, `lines`}]. New keys may be added within a
 //! version; none is removed or changes meaning.
