@@ -46,6 +46,7 @@ DRIVERS = [
     ("nova", "drivers/gpu/drm/nova"),
     ("samples_rust", "samples/rust"),
     ("nova_core", "drivers/gpu/nova-core"),
+    ("drm_panic_qr", "drivers/gpu/drm/drm_panic_qr.rs"),
 ]
 KINDS = ("silent-chain", "discarded", "swallowed")
 
