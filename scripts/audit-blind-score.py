@@ -47,6 +47,7 @@ DRIVERS = [
     ("samples_rust", "samples/rust"),
     ("nova_core", "drivers/gpu/nova-core"),
     ("drm_panic_qr", "drivers/gpu/drm/drm_panic_qr.rs"),
+    ("binder", "drivers/android/binder"),
 ]
 KINDS = ("silent-chain", "discarded", "swallowed")
 

@@ -161,6 +161,21 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                             if let Some(e) = edges.get_mut(id as usize) {
                                 e.push((t, si as u32));
                             }
+                            // An initialiser passed where `t` takes one (`data: impl
+                            // PinInit<T, E>`): `t` runs it, and its error leaves here too.
+                            for (pos, arg) in &site.init_args {
+                                if !tf.init_params.contains(pos) {
+                                    continue;
+                                }
+                                let inits = match index.resolve(arg, id) {
+                                    Resolution::Resolved(a) => vec![a],
+                                    Resolution::Many(a) => a,
+                                    _ => Vec::new(),
+                                };
+                                if let Some(e) = edges.get_mut(id as usize) {
+                                    e.extend(inits.into_iter().map(|a| (a, si as u32)));
+                                }
+                            }
                         }
                     }
                     r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {

@@ -132,6 +132,8 @@ struct Walker<'n, 't> {
     /// While scanning a pin-init struct literal's tokens (`try_pin_init!(Gpu { … })`): the
     /// struct, whose fields are in scope by name.
     init_struct: Option<String>,
+    /// The `.ok()` of the `.ok().unwrap()` being visited: it panics rather than swallows.
+    unwrapped_ok: Option<Pos>,
     /// Locals that hold a call's `Result` (`let result = f(…);`, or a block whose value is
     /// such a call), with what the call is: returning or `?`-ing the local passes that call's
     /// error on, as returning the call would. The last binding of a name wins.
@@ -191,6 +193,7 @@ impl<'n, 't> Walker<'n, 't> {
             c_locals: Vec::new(),
             value_locals: Vec::new(),
             init_struct: None,
+            unwrapped_ok: None,
             result_locals: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
@@ -298,6 +301,7 @@ impl<'n, 't> Walker<'n, 't> {
                 errno,
                 allocation,
                 guard,
+                init_args: Vec::new(),
             });
         }
     }
@@ -364,6 +368,7 @@ impl<'n, 't> Walker<'n, 't> {
             pos: pos(sig.ident.span()),
             ret,
             value_type: value_type(&sig.output),
+            init_params: init_params(sig),
             has_self: sig.receiver().is_some(),
             sites: Vec::new(),
             checks: Vec::new(),
@@ -449,23 +454,34 @@ impl<'n, 't> Walker<'n, 't> {
     /// Whether a comment explains line `line`: an ordinary `//` comment on the line just before
     /// (not an `errtrace-audit:` directive, which suppresses instead) or at the end of the line.
     fn explained_at(&self, line: u32) -> bool {
-        let mut lines = self
-            .text
-            .lines()
-            .skip((line.max(1) - 1).saturating_sub(1) as usize);
-        let before = if line > 1 { lines.next() } else { None };
-        let here = lines.next().unwrap_or("");
-        let after = lines.next();
-        let plain_comment = |l: Option<&str>| {
-            l.map(str::trim)
-                .and_then(|l| l.strip_prefix("//"))
-                .is_some_and(|c| !c.starts_with('/') && !c.starts_with('!') && is_reason(c))
-        };
+        let idx = (line.max(1) - 1) as usize;
+        let lines: Vec<&str> = self.text.lines().skip(idx.saturating_sub(8)).take(10).collect();
+        let here_at = idx.min(8);
+        let here = lines.get(here_at).copied().unwrap_or("");
+        let after = lines.get(here_at + 1).copied();
+        fn comment(l: &str) -> Option<&str> {
+            l.trim()
+                .strip_prefix("//")
+                .filter(|c| !c.starts_with('/') && !c.starts_with('!'))
+                .map(str::trim)
+        }
+        // The comment block right above, its lines joined (a reason often wraps: `// … in which
+        // // case.`).
+        let above: Vec<&str> = lines
+            .get(..here_at)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .copied()
+            .map_while(comment)
+            .collect();
+        let block: String = above.iter().rev().copied().collect::<Vec<_>>().join(" ");
+        let before_ok = !above.is_empty() && is_reason(&block);
         let trailing_ok = here.split_once("; //").is_some_and(|(_, c)| is_reason(c));
         // A comment right after a one-line statement explains it too (`let _ = f();` then
         // `// Nothing to do: f fails only when …`).
-        let after_ok = here.trim_end().ends_with(';') && plain_comment(after);
-        plain_comment(before) || trailing_ok || after_ok
+        let after_ok = here.trim_end().ends_with(';') && after.and_then(comment).is_some_and(is_reason);
+        before_ok || trailing_ok || after_ok
     }
 }
 

@@ -144,6 +144,9 @@ pub enum Callee {
     /// `x.m(…)` where `x` holds what the call `path(…)` returned (`let hal = gsp_hal(chip);`):
     /// the `m` of that function's value type, found once the call is resolved.
     OnValueOf(Vec<String>, String),
+    /// `S.m(…)` on a `static` or `const` (`crate::netlink::FAMILY.register()`): the `m` of the
+    /// type it is declared with (a call out of the tree when that type is not in it).
+    OnStatic(Vec<String>, String),
 }
 
 impl Callee {
@@ -154,7 +157,8 @@ impl Callee {
             Callee::SelfMethod(m)
             | Callee::Method(m)
             | Callee::Generic(_, m, _)
-            | Callee::OnValueOf(_, m) => m,
+            | Callee::OnValueOf(_, m)
+            | Callee::OnStatic(_, m) => m,
         }
     }
 
@@ -164,6 +168,7 @@ impl Callee {
             Callee::Path(segs) => segs.join("::"),
             Callee::SelfMethod(m) => format!("self.{m}"),
             Callee::Method(m) | Callee::OnValueOf(_, m) => format!(".{m}"),
+            Callee::OnStatic(s, m) => format!("{}.{m}", s.join("::")),
             Callee::Generic(t, m, _) => format!("{t}::{m}"),
         }
     }
@@ -222,6 +227,10 @@ pub struct Site {
     /// .ok_or(EOVERFLOW)?`, `u32::try_from(n)?`, `x.try_into()?`): code that must not panic
     /// checks what its invariants already exclude.
     pub guard: bool,
+    /// The call's arguments that are themselves calls, by position (receiver not counted):
+    /// when the callee takes a fallible initialiser there ([`FnSummary::init_params`]), the
+    /// argument's error leaves through this call too (`Devres::new(dev, Sgt::new(…))`).
+    pub init_args: Vec<(u32, Callee)>,
 }
 
 /// Codes a driver hands back on purpose, which nobody waits to read about: a deferral
@@ -313,6 +322,10 @@ pub struct FnSummary {
     /// smart pointers; for `dyn Trait` or `impl Trait`, the trait (`&'static dyn GspHal` →
     /// `GspHal`). A method called on a local bound to the call is that type's (or trait's).
     pub value_type: Option<String>,
+    /// Positions of the parameters (receiver not counted) that take a fallible initialiser
+    /// (`data: impl PinInit<T, E>`, `init: impl Init<T, Error>`): the function runs it, and its
+    /// error is the function's.
+    pub init_params: Vec<u32>,
     /// Takes `self`.
     pub has_self: bool,
     /// Is a boundary, and why.
@@ -347,6 +360,9 @@ pub struct FileSummary {
     pub functions: Vec<FnSummary>,
     /// `type X = …Result<…>` aliases: (alias, last segment of the aliased type).
     pub type_aliases: Vec<(String, String)>,
+    /// `static`s and `const`s with a type a method can be called on: (name, type as written,
+    /// `serdev::Device`-style).
+    pub statics: Vec<(String, String)>,
     /// `use` imports: (name in scope, full path); glob imports as (`*`, prefix).
     pub uses: Vec<(String, Vec<String>)>,
     /// Findings decided within the file (swallowed arms, `.ok();`).

@@ -50,6 +50,8 @@ pub struct Index<'a> {
     by_name: HashMap<&'a str, Vec<FnId>>,
     result_names: HashSet<String>,
     aliases: HashMap<&'a str, &'a str>,
+    /// `static`/`const` name → (file index, declared type as written).
+    statics: HashMap<&'a str, Vec<(u32, &'a str)>>,
     uses: Vec<HashMap<&'a str, &'a [String]>>,
     /// Per file: the crates its `use` items name (first path segments).
     imported_crates: Vec<HashSet<&'a str>>,
@@ -102,12 +104,22 @@ impl<'a> Index<'a> {
             .flat_map(|f| f.type_aliases.iter())
             .map(|(a, t)| (a.as_str(), t.as_str()))
             .collect();
+        let mut statics: HashMap<&'a str, Vec<(u32, &'a str)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            for (name, ty) in &f.statics {
+                statics
+                    .entry(name.as_str())
+                    .or_default()
+                    .push((fi as u32, ty.as_str()));
+            }
+        }
         Index {
             files,
             fns,
             by_name,
             result_names,
             aliases,
+            statics,
             uses,
             imported_crates,
         }
@@ -300,6 +312,7 @@ impl<'a> Index<'a> {
                 }
             }
             Callee::Method(m) => self.any_method(m, caller),
+            Callee::OnStatic(path, m) => self.on_static(path, m, caller, cfile),
             // `hal.boot(…)` with `let hal = gsp_hal(chip);`: the method of what `gsp_hal`
             // returns (its trait's implementations for `&dyn GspHal`), else any `boot`.
             Callee::OnValueOf(call, m) => {
@@ -313,6 +326,54 @@ impl<'a> Index<'a> {
                     _ => self.any_method(m, caller),
                 }
             }
+        }
+    }
+
+    /// `FAMILY.register()`: the method of the static's declared type, the type's path taken
+    /// from the static's own file (its `use`s name it); no guess by name when the static is
+    /// declared in the tree.
+    fn on_static(&self, path: &[String], m: &str, caller: FnId, cfile: &FileSummary) -> Resolution {
+        let Some(name) = path.last() else {
+            return Resolution::NotFound;
+        };
+        let decl = self.statics.get(name.as_str()).and_then(|v| {
+            v.iter()
+                .find(|(fi, _)| {
+                    self.files
+                        .get(*fi as usize)
+                        .is_some_and(|f| f.crate_root == cfile.crate_root)
+                })
+                .or_else(|| v.first())
+        });
+        // Not declared in the tree (a unit struct's value, another crate's static): as a method
+        // of a receiver of unknown type.
+        let Some(&(fi, ty)) = decl else {
+            return self.any_method(m, caller);
+        };
+        let mut segs: Vec<&str> = ty.split("::").collect();
+        if let Some(full) = segs.first().and_then(|s0| self.uses.get(fi as usize)?.get(s0)) {
+            let rest: Vec<&str> = segs.iter().skip(1).copied().collect();
+            segs = full.iter().map(String::as_str).chain(rest).collect();
+        }
+        let qual: Vec<&str> = segs
+            .into_iter()
+            .skip_while(|s| matches!(*s, "crate" | "self" | "super"))
+            .collect();
+        let cands = self.candidates(m);
+        match self.match_qualified(cands, &qual, caller) {
+            // The type's own name, wherever the tree defines it.
+            Resolution::NotFound => {
+                let own: Vec<FnId> = cands
+                    .iter()
+                    .copied()
+                    .filter(|c| {
+                        self.func(*c)
+                            .is_some_and(|f| f.owner.as_deref() == qual.last().copied())
+                    })
+                    .collect();
+                self.pick(own, caller)
+            }
+            r => r,
         }
     }
 

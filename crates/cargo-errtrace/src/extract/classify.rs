@@ -144,6 +144,8 @@ impl Walker<'_, '_> {
                         }
                     } else if let Some(segs) = self.value_local(recv) {
                         Callee::OnValueOf(segs, name)
+                    } else if let Some(segs) = static_path(recv) {
+                        Callee::OnStatic(segs, name)
                     } else {
                         Callee::Method(name)
                     };
@@ -314,6 +316,58 @@ impl Walker<'_, '_> {
             }
         }
         false
+    }
+
+    /// The arguments of the call `e` makes (through pass-through and logging adapters, `?`
+    /// stripped) that are calls themselves, by position, with their callees.
+    pub(super) fn call_args_of(&self, e: &Expr) -> Vec<(u32, Callee)> {
+        let mut cur = strip(e);
+        for _ in 0..16 {
+            let args = match cur {
+                Expr::Try(t) => {
+                    cur = strip(&t.expr);
+                    continue;
+                }
+                Expr::MethodCall(m) => {
+                    let name = m.method.to_string();
+                    let role = self.names.method_role(&name, false, m.args.len());
+                    if matches!(role, MethodRole::PassesOn | MethodRole::Logs) {
+                        cur = strip(&m.receiver);
+                        continue;
+                    }
+                    &m.args
+                }
+                Expr::Call(c) => {
+                    // `KBox::pin_init(Devres::new(…), GFP_KERNEL)`: the initialiser's call, as
+                    // `classify` follows it.
+                    let pin_init = match strip(&c.func) {
+                        Expr::Path(p) => {
+                            p.path.segments.len() >= 2 && PIN_INIT_CALLS.contains(&last_seg(&p.path).as_str())
+                        }
+                        _ => false,
+                    };
+                    let init = [c.args.first(), c.args.last()]
+                        .into_iter()
+                        .flatten()
+                        .map(strip)
+                        .find(|a| matches!(a, Expr::Call(i) if matches!(strip(&i.func), Expr::Path(_))));
+                    if let (true, Some(init)) = (pin_init, init) {
+                        cur = init;
+                        continue;
+                    }
+                    &c.args
+                }
+                _ => return Vec::new(),
+            };
+            return args
+                .iter()
+                .take(8)
+                .enumerate()
+                .filter(|(_, a)| matches!(strip(a), Expr::Call(_) | Expr::MethodCall(_)))
+                .filter_map(|(i, a)| Some((u32::try_from(i).ok()?, self.callee_of(a)?.0)))
+                .collect();
+        }
+        Vec::new()
     }
 
     /// The callee of a call-like expression (adapters stripped), and whether a log is attached.

@@ -25,7 +25,18 @@ impl Walker<'_, '_> {
             self.guard_call = false;
             if made {
                 self.note_errno(e);
+            } else {
+                self.note_init_args(e);
             }
+        }
+    }
+
+    /// Records, on the site just pushed, the call arguments of `e` (through pass-through
+    /// adapters) that are calls themselves: initialisers the callee may run.
+    pub(super) fn note_init_args(&mut self, e: &Expr) {
+        let args = self.call_args_of(e);
+        if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
+            site.init_args = args;
         }
     }
 

@@ -664,3 +664,59 @@ pub(super) fn typed_call(ty: &str, method: String) -> Callee {
     segs.push(method);
     Callee::Path(segs)
 }
+
+/// The positions of `sig`'s parameters (receiver not counted) typed as a fallible initialiser:
+/// `impl PinInit<T, E>` / `impl Init<T, E>` with an error type that is not `Infallible`.
+pub(super) fn init_params(sig: &syn::Signature) -> Vec<u32> {
+    let fallible = |bounds: &Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| match b {
+            syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
+                (s.ident == "PinInit" || s.ident == "Init")
+                    && match &s.arguments {
+                        syn::PathArguments::AngleBracketed(a) => {
+                            let tys: Vec<&syn::Type> = a
+                                .args
+                                .iter()
+                                .filter_map(|g| match g {
+                                    syn::GenericArgument::Type(t) => Some(t),
+                                    _ => None,
+                                })
+                                .collect();
+                            tys.get(1)
+                                .is_some_and(|e| type_last_seg(e).is_some_and(|n| n != "Infallible"))
+                        }
+                        _ => false,
+                    }
+            }),
+            _ => false,
+        })
+    };
+    sig.inputs
+        .iter()
+        .filter(|a| matches!(a, syn::FnArg::Typed(_)))
+        .enumerate()
+        .filter_map(|(i, a)| match a {
+            syn::FnArg::Typed(t) => match &*t.ty {
+                syn::Type::ImplTrait(it) if fallible(&it.bounds) => u32::try_from(i).ok(),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// A receiver that names a `static` or `const` (`BINDER_SHRINKER`, `crate::netlink::FAMILY`):
+/// a path whose last segment is in upper case, with its segments.
+pub(super) fn static_path(e: &Expr) -> Option<Vec<String>> {
+    let Expr::Path(p) = strip(e) else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?.ident.to_string();
+    let screaming = last.len() >= 2
+        && last.chars().any(|c| c.is_ascii_uppercase())
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    screaming.then(|| p.path.segments.iter().map(|s| s.ident.to_string()).collect())
+}

@@ -95,6 +95,20 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         }
     }
 
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        if let Some(ty) = param_type_name(&s.ty) {
+            self.out.statics.push((s.ident.to_string(), ty));
+        }
+        visit::visit_item_static(self, s);
+    }
+
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        if let Some(ty) = param_type_name(&c.ty) {
+            self.out.statics.push((c.ident.to_string(), ty));
+        }
+        visit::visit_item_const(self, c);
+    }
+
     fn visit_item_type(&mut self, t: &'ast syn::ItemType) {
         if let Some(target) = type_last_seg(&t.ty) {
             self.out.type_aliases.push((t.ident.to_string(), target));
@@ -221,6 +235,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
                 self.gfp_call = false;
                 self.guard_call = false;
+                self.note_init_args(&t.expr);
             }
         }
         visit::visit_expr_try(self, t);
@@ -492,7 +507,8 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         match name.as_str() {
             // `.ok()` turns the error into `None`, which says nothing of why (Rust binder's
             // `reserve_existing(offset).ok()?` loses a bad `BC_FREE_BUFFER` pointer).
-            "ok" if m.args.is_empty() => {
+            // `.ok().unwrap()` panics on the `None`: not a swallow (the `unwrap` is checked).
+            "ok" if m.args.is_empty() && self.unwrapped_ok != Some(pos(m.method.span())) => {
                 if let Some((callee, attached)) = self.callee_of(&m.receiver) {
                     if !attached {
                         self.add_check(
@@ -520,6 +536,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 }
             }
             "unwrap" | "expect" => {
+                if let Expr::MethodCall(ok) = strip(&m.receiver) {
+                    if ok.method == "ok" && ok.args.is_empty() {
+                        self.unwrapped_ok = Some(pos(ok.method.span()));
+                    }
+                }
                 if let Some((callee, _)) = self.callee_of(&m.receiver) {
                     self.add_check(
                         pos(m.method.span()),
