@@ -445,9 +445,7 @@ fn deferrals_are_not_origins() {
 /// samples and nova-core, where they stopped at `pin_init_scope`, `.boot` and `.send`).
 #[test]
 fn pin_init_forms_name_the_origin() {
-    let r = common::audit_fixture("pin_init_scope.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [18, 34, 59, 84], "{:?}", r.findings);
+    assert_finding_lines("pin_init_scope.rs", &[18, 34, 59, 84]);
 }
 
 /// A method on a local holding a call's value is the method of the type the call returns:
@@ -456,9 +454,7 @@ fn pin_init_forms_name_the_origin() {
 /// blind).
 #[test]
 fn methods_on_a_calls_value_follow_its_type() {
-    let r = common::audit_fixture("value_type.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [13, 36], "{:?}", r.findings);
+    assert_finding_lines("value_type.rs", &[13, 36]);
 }
 
 /// Allocations written as `NonNull::new(p).ok_or(ENOMEM)?` and `Coherent::init(dev,
@@ -466,17 +462,13 @@ fn methods_on_a_calls_value_follow_its_type() {
 /// initialiser's own `Err` are not (measured blind on nova-core and Tyr).
 #[test]
 fn allocation_forms_are_not_origins() {
-    let r = common::audit_fixture("allocation_forms.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [23, 32], "{:?}", r.findings);
+    assert_finding_lines("allocation_forms.rs", &[23, 32]);
 }
 
 /// `T::m()` with `T: Driver` reaches the `Driver` impls only.
 #[test]
 fn generic_calls_follow_the_bound() {
-    let r = common::audit_fixture("generic_bound.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [27], "{:?}", r.findings);
+    assert_finding_lines("generic_bound.rs", &[27]);
 }
 
 /// A field holding `KBox<dyn FalconHal>` dispatches to the trait's implementations (the trait
@@ -484,9 +476,7 @@ fn generic_calls_follow_the_bound() {
 /// not resolved" (nova-core's falcon HAL, measured blind).
 #[test]
 fn trait_object_fields_dispatch_to_the_trait() {
-    let r = common::audit_fixture("dyn_field.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [26], "{:?}", r.findings);
+    assert_finding_lines("dyn_field.rs", &[26]);
 }
 
 /// A fallible initialiser passed where the callee takes `impl PinInit<T, E>` fails through that
@@ -494,9 +484,7 @@ fn trait_object_fields_dispatch_to_the_trait() {
 /// samples with the kernel crate); an argument of a plain value parameter does not.
 #[test]
 fn initialiser_arguments_are_followed() {
-    let r = common::audit_fixture("init_arg.rs");
-    let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [23], "{:?}", r.findings);
+    assert_finding_lines("init_arg.rs", &[23]);
 }
 
 /// A method on a `static` is its declared type's: the in-tree `Shrinker::register` through
@@ -504,7 +492,12 @@ fn initialiser_arguments_are_followed() {
 /// (Rust binder's init, measured blind).
 #[test]
 fn methods_on_statics_follow_the_declared_type() {
-    let r = common::audit_fixture("static_receiver.rs");
+    assert_finding_lines("static_receiver.rs", &[14, 27]);
+}
+
+/// The lines of a fixture's findings, in order, are `want` (each finding at its real origin).
+fn assert_finding_lines(fixture: &str, want: &[u32]) {
+    let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
-    assert_eq!(lines, [14, 27], "{:?}", r.findings);
+    assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
 }

@@ -126,24 +126,9 @@ pub(super) fn ret_of_type(ty: &syn::Type) -> Ret {
                 if let syn::TypeParamBound::Trait(t) = b {
                     if let Some(seg) = t.path.segments.last() {
                         // `impl PinInit<T, E>` / `impl Init<T, E>`: a fallible initialiser, whose
-                        // error leaves like a `Result`'s (with an error type other than
-                        // `Infallible`).
-                        if seg.ident == "PinInit" || seg.ident == "Init" {
-                            if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
-                                let types: Vec<&syn::Type> = a
-                                    .args
-                                    .iter()
-                                    .filter_map(|g| match g {
-                                        syn::GenericArgument::Type(t) => Some(t),
-                                        _ => None,
-                                    })
-                                    .collect();
-                                if let Some(e) = types.get(1) {
-                                    if type_last_seg(e).is_some_and(|n| n != "Infallible") {
-                                        return Ret::Named("Result".to_string());
-                                    }
-                                }
-                            }
+                        // error leaves like a `Result`'s.
+                        if fallible_init(seg) {
+                            return Ret::Named("Result".to_string());
                         }
                         if seg.ident == "Future" {
                             if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
@@ -670,24 +655,7 @@ pub(super) fn typed_call(ty: &str, method: String) -> Callee {
 pub(super) fn init_params(sig: &syn::Signature) -> Vec<u32> {
     let fallible = |bounds: &Punctuated<syn::TypeParamBound, syn::Token![+]>| {
         bounds.iter().any(|b| match b {
-            syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| {
-                (s.ident == "PinInit" || s.ident == "Init")
-                    && match &s.arguments {
-                        syn::PathArguments::AngleBracketed(a) => {
-                            let tys: Vec<&syn::Type> = a
-                                .args
-                                .iter()
-                                .filter_map(|g| match g {
-                                    syn::GenericArgument::Type(t) => Some(t),
-                                    _ => None,
-                                })
-                                .collect();
-                            tys.get(1)
-                                .is_some_and(|e| type_last_seg(e).is_some_and(|n| n != "Infallible"))
-                        }
-                        _ => false,
-                    }
-            }),
+            syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(fallible_init),
             _ => false,
         })
     };
@@ -719,4 +687,24 @@ pub(super) fn static_path(e: &Expr) -> Option<Vec<String>> {
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     screaming.then(|| p.path.segments.iter().map(|s| s.ident.to_string()).collect())
+}
+
+/// `PinInit<T, E>` / `Init<T, E>` with an error type other than `Infallible`: an initialiser
+/// that can fail.
+fn fallible_init(seg: &syn::PathSegment) -> bool {
+    if seg.ident != "PinInit" && seg.ident != "Init" {
+        return false;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return false;
+    };
+    let error = a
+        .args
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .nth(1);
+    error.is_some_and(|e| type_last_seg(e).is_some_and(|n| n != "Infallible"))
 }
