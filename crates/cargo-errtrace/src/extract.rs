@@ -56,6 +56,7 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
             let drm_ioctls = ops::drm_ioctls(&ast);
             let mut w = Walker::new(names, config, file, out, body);
             w.fields = struct_fields(&ast);
+            w.variants = enum_variants(&ast);
             w.visit_file(&ast);
             out = w.out;
             out.user_entries = user_entries;
@@ -118,6 +119,8 @@ struct Walker<'n, 't> {
     /// The file's structs: type name → (field, field type's last segment, through smart
     /// pointers), for `self.field.m(…)`.
     fields: HashMap<String, Vec<Field>>,
+    /// The file's enums' tuple variants with their field types ([`enum_variants`]).
+    variants: HashMap<(String, String), Vec<Option<String>>>,
     /// Inside closures whose `?` is an `Option`'s (`find_map(|x| …)`).
     option_closures: u32,
     /// Locals of the current function bound to the result of an allocating call
@@ -188,6 +191,7 @@ impl<'n, 't> Walker<'n, 't> {
             bounds: Vec::new(),
             params: Vec::new(),
             fields: HashMap::new(),
+            variants: HashMap::new(),
             option_closures: 0,
             alloc_locals: Vec::new(),
             c_locals: Vec::new(),

@@ -57,6 +57,7 @@ const EXPECTED: &[Row] = &[
     ("discarded_acknowledged.rs", 0, 4, 0, 0, 0, 0, 0),
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
+    ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("discarded_acknowledged_here_only.rs", 0, 3, 0, 0, 0, 0, 0),
     ("discarded_self_logging.rs", 0, 2, 0, 0, 0, 1, 3),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
@@ -500,4 +501,11 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// Names bound by a tuple-variant pattern have the variant's field type: each arm's `run` is
+/// its payload's (nova-core's GSP sequencer, measured blind).
+#[test]
+fn variant_bindings_have_the_field_type() {
+    assert_finding_lines("enum_variant.rs", &[12, 17]);
 }

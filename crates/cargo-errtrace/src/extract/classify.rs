@@ -243,6 +243,41 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// `GspSeqCmd::RegWrite(cmd) => cmd.run(…)`: the names a tuple-variant pattern binds have
+    /// the variant's field types (the file's own enums; `Self::V(x)` and a bare `V(x)` too),
+    /// for method calls on them.
+    pub(super) fn bind_variant_fields(&mut self, pat: &syn::Pat) {
+        let syn::Pat::TupleStruct(ts) = pat else { return };
+        let segs: Vec<String> = ts.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some((variant, rest)) = segs.split_last() else {
+            return;
+        };
+        let types = match rest.last().map(String::as_str) {
+            Some("Self") => self
+                .owner()
+                .and_then(|o| self.variants.get(&(o, variant.clone()))),
+            Some(e) => self.variants.get(&(e.to_string(), variant.clone())),
+            None => {
+                let mut of_name = self.variants.iter().filter(|((_, v), _)| v == variant);
+                match (of_name.next(), of_name.next()) {
+                    (Some((_, t)), None) => Some(t),
+                    _ => None,
+                }
+            }
+        };
+        let Some(types) = types.cloned() else { return };
+        let Some(params) = self.params.last_mut() else {
+            return;
+        };
+        for (elem, ty) in ts.elems.iter().zip(types) {
+            if let (syn::Pat::Ident(id), Some(ty)) = (elem, ty) {
+                let name = id.ident.to_string();
+                params.retain(|(n, _)| *n != name);
+                params.push((name, ty));
+            }
+        }
+    }
+
     /// The call whose value a plain local receiver holds (`hal` in `hal.boot(…)` after `let hal
     /// = gsp_hal(chip);`).
     pub(super) fn value_local(&self, recv: &Expr) -> Option<Vec<String>> {

@@ -90,6 +90,8 @@ impl Walker<'_, '_> {
                     // `Err(AllocError) => Err(ENOMEM)`: an allocation's failure.
                     let alloc = walk::names_alloc_error(&arm.pat);
                     self.alloc_null_depth += u32::from(alloc);
+                    // The arm's bindings, again: the body was visited before the tails are.
+                    self.bind_variant_fields(&arm.pat);
                     self.tail(&arm.body, false, depth + 1);
                     self.alloc_null_depth -= u32::from(alloc);
                     if bound {

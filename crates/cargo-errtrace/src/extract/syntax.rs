@@ -28,6 +28,26 @@ pub(super) struct Field {
     pub(super) contents: Option<(&'static [&'static str], String)>,
 }
 
+/// The tuple variants of every enum in `file` (nested modules included): (enum, variant) →
+/// each field's type as [`param_type_name`] writes it (`None` where it names none).
+pub(super) fn enum_variants(file: &syn::File) -> HashMap<(String, String), Vec<Option<String>>> {
+    struct Collect(HashMap<(String, String), Vec<Option<String>>>);
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_enum(&mut self, e: &'ast syn::ItemEnum) {
+            for v in &e.variants {
+                if let syn::Fields::Unnamed(u) = &v.fields {
+                    let types = u.unnamed.iter().map(|f| param_type_name(&f.ty)).collect();
+                    self.0.insert((e.ident.to_string(), v.ident.to_string()), types);
+                }
+            }
+        }
+        fn visit_item_fn(&mut self, _: &'ast syn::ItemFn) {}
+    }
+    let mut c = Collect(HashMap::new());
+    c.visit_file(file);
+    c.0
+}
+
 /// The named fields of every struct in `file` (nested modules included), by struct name.
 pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
     struct Collect(HashMap<String, Vec<Field>>);
@@ -438,8 +458,15 @@ pub(super) fn typed_local(l: &syn::Local) -> Option<(String, String)> {
             _ => break,
         }
     }
-    let Expr::Call(c) = e else { return None };
-    let Expr::Path(p) = &*c.func else { return None };
+    // `Device::new(…)`, or an enum's variant or an associated constant (`Cmd::Reset`).
+    let p = match e {
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => p,
+            _ => return None,
+        },
+        Expr::Path(p) => p,
+        _ => return None,
+    };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     let ty = segs.len().checked_sub(2).and_then(|i| segs.get(i))?;
     let capitalised = ty.chars().next().is_some_and(|c| c.is_ascii_uppercase());

@@ -192,6 +192,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         let alloc = names_alloc_error(&a.pat);
         self.alloc_null_depth += u32::from(alloc);
         self.frames.push(false);
+        self.bind_variant_fields(&a.pat);
         visit::visit_arm(self, a);
         self.frames.pop();
         self.alloc_null_depth -= u32::from(alloc);
