@@ -56,6 +56,11 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
             let drm_ioctls = ops::drm_ioctls(&ast);
             let mut w = Walker::new(names, config, file, out, body);
             w.fields = struct_fields(&ast);
+            w.out.struct_fields = w
+                .fields
+                .iter()
+                .flat_map(|(s, fs)| fs.iter().map(move |f| (s.clone(), f.name.clone(), f.ty.clone())))
+                .collect();
             w.variants = enum_variants(&ast);
             w.visit_file(&ast);
             out = w.out;
@@ -132,6 +137,12 @@ struct Walker<'n, 't> {
     /// Locals bound to a call's value whose type the syntax does not show (`let hal =
     /// gsp_hal(chip);`), with the call's path: `hal.m(…)` is the `m` of its value type.
     value_locals: Vec<(String, Vec<String>)>,
+    /// Locals bound to a field of a typed value (`let falcon = ctx.gsp_falcon;`): (local, the
+    /// value's type, the field), for a struct declared in another file.
+    field_locals: Vec<(String, String, String)>,
+    /// Locals bound to a closure (`let load = |p| { …?; Ok(…) };`): calling one makes no error
+    /// of its own, its body's `?`s are the function's.
+    closure_locals: Vec<String>,
     /// While scanning a pin-init struct literal's tokens (`try_pin_init!(Gpu { … })`): the
     /// struct, whose fields are in scope by name.
     init_struct: Option<String>,
@@ -196,6 +207,8 @@ impl<'n, 't> Walker<'n, 't> {
             alloc_locals: Vec::new(),
             c_locals: Vec::new(),
             value_locals: Vec::new(),
+            field_locals: Vec::new(),
+            closure_locals: Vec::new(),
             init_struct: None,
             unwrapped_ok: None,
             result_locals: Vec::new(),
@@ -339,6 +352,8 @@ impl<'n, 't> Walker<'n, 't> {
         self.alloc_locals.clear();
         self.c_locals.clear();
         self.value_locals.clear();
+        self.field_locals.clear();
+        self.closure_locals.clear();
         self.result_locals.clear();
         let test = is_test_attr(attrs);
         if test {
@@ -361,6 +376,9 @@ impl<'n, 't> Walker<'n, 't> {
         let mut module = self.base_module.clone();
         module.extend(self.mods.iter().cloned());
         let ret = ret_of(&sig.output);
+        // `-> Result<Self>`: the impl's type.
+        let value_type =
+            value_type(&sig.output).and_then(|t| if t == "Self" { owner.clone() } else { Some(t) });
         let returns_option = ret.is_option();
         let summary = FnSummary {
             boundary: self.boundary_of(&name, sig, in_impl),
@@ -371,7 +389,7 @@ impl<'n, 't> Walker<'n, 't> {
             display: display.join("::"),
             pos: pos(sig.ident.span()),
             ret,
-            value_type: value_type(&sig.output),
+            value_type,
             init_params: init_params(sig),
             has_self: sig.receiver().is_some(),
             sites: Vec::new(),

@@ -139,14 +139,17 @@ pub enum Callee {
     /// `x.m(…)` on any other receiver.
     Method(String),
     /// `T::m(…)` where `T` is a generic type parameter: some trait impl's `m`; with `T`'s
-    /// trait bound when the source states one (`T: Driver`), that trait's impls.
-    Generic(String, String, Option<String>),
+    /// trait bounds when the source states them (`T: Driver + Loadable`), those traits' impls.
+    Generic(String, String, Vec<String>),
     /// `x.m(…)` where `x` holds what the call `path(…)` returned (`let hal = gsp_hal(chip);`):
     /// the `m` of that function's value type, found once the call is resolved.
     OnValueOf(Vec<String>, String),
     /// `S.m(…)` on a `static` or `const` (`crate::netlink::FAMILY.register()`): the `m` of the
     /// type it is declared with (a call out of the tree when that type is not in it).
     OnStatic(Vec<String>, String),
+    /// `x.f.m(…)` where `x` has the type `T` (as written) and `f` is a field of `T` declared
+    /// in another file: the `m` of `f`'s declared type.
+    OnFieldOf(Vec<String>, String, String),
 }
 
 impl Callee {
@@ -158,7 +161,8 @@ impl Callee {
             | Callee::Method(m)
             | Callee::Generic(_, m, _)
             | Callee::OnValueOf(_, m)
-            | Callee::OnStatic(_, m) => m,
+            | Callee::OnStatic(_, m)
+            | Callee::OnFieldOf(_, _, m) => m,
         }
     }
 
@@ -169,6 +173,7 @@ impl Callee {
             Callee::SelfMethod(m) => format!("self.{m}"),
             Callee::Method(m) | Callee::OnValueOf(_, m) => format!(".{m}"),
             Callee::OnStatic(s, m) => format!("{}.{m}", s.join("::")),
+            Callee::OnFieldOf(_, f, m) => format!(".{f}.{m}"),
             Callee::Generic(t, m, _) => format!("{t}::{m}"),
         }
     }
@@ -363,6 +368,9 @@ pub struct FileSummary {
     /// `static`s and `const`s with a type a method can be called on: (name, type as written,
     /// `serdev::Device`-style).
     pub statics: Vec<(String, String)>,
+    /// Named struct fields with a type a method can be called on: (struct, field, type as
+    /// written).
+    pub struct_fields: Vec<(String, String, String)>,
     /// `use` imports: (name in scope, full path); glob imports as (`*`, prefix).
     pub uses: Vec<(String, Vec<String>)>,
     /// Findings decided within the file (swallowed arms, `.ok();`).

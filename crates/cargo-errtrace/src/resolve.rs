@@ -52,6 +52,8 @@ pub struct Index<'a> {
     aliases: HashMap<&'a str, &'a str>,
     /// `static`/`const` name → (file index, declared type as written).
     statics: HashMap<&'a str, Vec<(u32, &'a str)>>,
+    /// (struct, field) → (file index, the field's declared type as written).
+    struct_fields: HashMap<(&'a str, &'a str), Vec<(u32, &'a str)>>,
     uses: Vec<HashMap<&'a str, &'a [String]>>,
     /// Per file: the crates its `use` items name (first path segments).
     imported_crates: Vec<HashSet<&'a str>>,
@@ -113,6 +115,15 @@ impl<'a> Index<'a> {
                     .push((fi as u32, ty.as_str()));
             }
         }
+        let mut struct_fields: HashMap<(&'a str, &'a str), Vec<(u32, &'a str)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            for (s, field, ty) in &f.struct_fields {
+                struct_fields
+                    .entry((s.as_str(), field.as_str()))
+                    .or_default()
+                    .push((fi as u32, ty.as_str()));
+            }
+        }
         Index {
             files,
             fns,
@@ -120,6 +131,7 @@ impl<'a> Index<'a> {
             result_names,
             aliases,
             statics,
+            struct_fields,
             uses,
             imported_crates,
         }
@@ -301,8 +313,11 @@ impl<'a> Index<'a> {
                 // With the parameter's bound stated (`T: Driver`), that trait's impls only: none
                 // in the tree is a call out of it (a supertrait's method is missed so, and
                 // reported where it is called, rather than dispatched to unrelated traits).
-                if let Some(b) = bound {
-                    impls.retain(|c| self.func(*c).is_some_and(|f| f.trait_name.as_ref() == Some(b)));
+                if !bound.is_empty() {
+                    impls.retain(|c| {
+                        self.func(*c)
+                            .is_some_and(|f| f.trait_name.as_ref().is_some_and(|t| bound.contains(t)))
+                    });
                 }
                 match impls.len() {
                     0 => Resolution::NotFound,
@@ -313,6 +328,24 @@ impl<'a> Index<'a> {
             }
             Callee::Method(m) => self.any_method(m, caller),
             Callee::OnStatic(path, m) => self.on_static(path, m, caller, cfile),
+            Callee::OnFieldOf(ty, field, m) => {
+                let decl = ty
+                    .last()
+                    .and_then(|t| self.struct_fields.get(&(t.as_str(), field.as_str())));
+                let decl = decl.and_then(|v| {
+                    v.iter()
+                        .find(|(fi, _)| {
+                            self.files
+                                .get(*fi as usize)
+                                .is_some_and(|f| f.crate_root == cfile.crate_root)
+                        })
+                        .or_else(|| v.first())
+                });
+                match decl {
+                    Some(&(fi, fty)) => self.method_of_declared(fi, fty, m, caller),
+                    None => self.any_method(m, caller),
+                }
+            }
             // `hal.boot(…)` with `let hal = gsp_hal(chip);`: the method of what `gsp_hal`
             // returns (its trait's implementations for `&dyn GspHal`), else any `boot`.
             Callee::OnValueOf(call, m) => {
@@ -350,6 +383,13 @@ impl<'a> Index<'a> {
         let Some(&(fi, ty)) = decl else {
             return self.any_method(m, caller);
         };
+        self.method_of_declared(fi, ty, m, caller)
+    }
+
+    /// The method `m` of a type as written in file `fi` (a static's or a field's declaration):
+    /// the type's path expanded with that file's `use`s, then matched as a qualified call, else
+    /// by the type's own name wherever the tree defines it.
+    fn method_of_declared(&self, fi: u32, ty: &str, m: &str, caller: FnId) -> Resolution {
         let mut segs: Vec<&str> = ty.split("::").collect();
         if let Some(full) = segs.first().and_then(|s0| self.uses.get(fi as usize)?.get(s0)) {
             let rest: Vec<&str> = segs.iter().skip(1).copied().collect();

@@ -58,6 +58,7 @@ const EXPECTED: &[Row] = &[
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
+    ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
     ("discarded_acknowledged_here_only.rs", 0, 3, 0, 0, 0, 0, 0),
     ("discarded_self_logging.rs", 0, 2, 0, 0, 0, 1, 3),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
@@ -508,4 +509,12 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
 #[test]
 fn variant_bindings_have_the_field_type() {
     assert_finding_lines("enum_variant.rs", &[12, 17]);
+}
+
+/// A typed parameter's field, a call's value (`-> Result<Self>`), a generic's second bound and a
+/// local closure: each finding at its real origin (nova-core's falcon and booter, measured
+/// blind), none at an unresolved call.
+#[test]
+fn receivers_typed_by_fields_values_and_bounds() {
+    assert_finding_lines("receiver_forms.rs", &[11, 39, 49]);
 }

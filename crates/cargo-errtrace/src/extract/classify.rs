@@ -51,15 +51,22 @@ impl Walker<'_, '_> {
         self.fields.get(&owner)?.iter().find(|f| f.name == field)
     }
 
-    /// The trait bound the source states for the generic parameter `name` (`T: Driver`, `where
-    /// T: Driver`; `Self` in a trait's default method: the trait), innermost first.
-    pub(super) fn generic_bound(&self, name: &str) -> Option<String> {
+    /// The trait bounds the source states for the generic parameter `name` (`T: Driver +
+    /// Loadable`, `where T: Driver`; `Self` in a trait's default method: the trait), of the
+    /// innermost scope that names it.
+    pub(super) fn generic_bound(&self, name: &str) -> Vec<String> {
         self.bounds
             .iter()
             .rev()
-            .flatten()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.clone())
+            .find(|scope| scope.iter().any(|(n, _)| n == name))
+            .map(|scope| {
+                scope
+                    .iter()
+                    .filter(|(n, _)| n == name)
+                    .map(|(_, b)| b.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     pub(super) fn is_generic(&self, name: &str) -> bool {
@@ -146,6 +153,11 @@ impl Walker<'_, '_> {
                         Callee::OnValueOf(segs, name)
                     } else if let Some(segs) = static_path(recv) {
                         Callee::OnStatic(segs, name)
+                    } else if let Some((ty, field)) = self.typed_field(recv) {
+                        Callee::OnFieldOf(ty.split("::").map(str::to_string).collect(), field, name)
+                    } else if let Some(path) = called_path(recv) {
+                        // `BooterFirmware::new(…)?.run(…)`: the method of what the call returns.
+                        Callee::OnValueOf(self.path_segs(path), name)
                     } else {
                         Callee::Method(name)
                     };
@@ -167,6 +179,11 @@ impl Walker<'_, '_> {
                         || last == "Some"
                         || crate::logging::BUILD_TIME_MACROS.contains(&last.as_str())
                     {
+                        return (None, attached);
+                    }
+                    // A local closure's call (`new_pio_imem(params, true)?`): its errors are its
+                    // body's, recorded where they are made.
+                    if segs.len() == 1 && self.closure_locals.contains(&last) {
                         return (None, attached);
                     }
                     // `pin_init_scope(move || { …?; Ok(try_pin_init!(…)) })`: the initialiser's
@@ -275,6 +292,35 @@ impl Walker<'_, '_> {
                 params.retain(|(n, _)| *n != name);
                 params.push((name, ty));
             }
+        }
+    }
+
+    /// A receiver that is a field of a value whose type is known but declared in another file
+    /// (`ctx.gsp_falcon`, `self.hal` of a struct defined elsewhere), or a local bound to one:
+    /// the value's type as written and the field.
+    pub(super) fn typed_field(&self, recv: &Expr) -> Option<(String, String)> {
+        match recv {
+            Expr::Field(f) => {
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                let base = strip(&f.base);
+                let ty = if is_self(base) {
+                    self.owner()?
+                } else {
+                    self.param_type(base)?
+                };
+                (!self.is_generic(&ty)).then(|| (ty, field.to_string()))
+            }
+            Expr::Path(p) => {
+                let id = p.path.get_ident()?.to_string();
+                self.field_locals
+                    .iter()
+                    .rev()
+                    .find(|(n, ..)| *n == id)
+                    .map(|(_, t, f)| (t.clone(), f.clone()))
+            }
+            _ => None,
         }
     }
 

@@ -75,27 +75,36 @@ pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
     c.0
 }
 
-/// Each type parameter's first trait bound, by its last segment (`T: platform::Driver` and
-/// `where T: Driver` → `("T", "Driver")`; marker traits left out).
+/// Each type parameter's trait bounds, by their last segment, one pair per bound
+/// (`T: platform::Driver + Loadable` and `where T: Driver` → `("T", "Driver")`, `("T",
+/// "Loadable")`; marker traits left out).
 pub(super) fn type_bounds(g: &syn::Generics) -> Vec<(String, String)> {
-    let first = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
-        bounds.iter().find_map(|b| match b {
-            syn::TypeParamBound::Trait(t) => {
-                let n = t.path.segments.last()?.ident.to_string();
-                (!matches!(n.as_str(), "Send" | "Sync" | "Sized" | "Unpin" | "Copy" | "Clone")).then_some(n)
-            }
-            _ => None,
-        })
+    let traits = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| -> Vec<String> {
+        bounds
+            .iter()
+            .filter_map(|b| match b {
+                syn::TypeParamBound::Trait(t) => {
+                    let n = t.path.segments.last()?.ident.to_string();
+                    (!matches!(n.as_str(), "Send" | "Sync" | "Sized" | "Unpin" | "Copy" | "Clone"))
+                        .then_some(n)
+                }
+                _ => None,
+            })
+            .collect()
     };
     let mut out: Vec<(String, String)> = g
         .type_params()
-        .filter_map(|t| Some((t.ident.to_string(), first(&t.bounds)?)))
+        .flat_map(|t| {
+            traits(&t.bounds)
+                .into_iter()
+                .map(move |b| (t.ident.to_string(), b))
+        })
         .collect();
     for p in g.where_clause.iter().flat_map(|w| w.predicates.iter()) {
         if let syn::WherePredicate::Type(pt) = p {
             if let syn::Type::Path(tp) = &pt.bounded_ty {
-                if let (Some(id), Some(b)) = (tp.path.get_ident(), first(&pt.bounds)) {
-                    out.push((id.to_string(), b));
+                if let Some(id) = tp.path.get_ident() {
+                    out.extend(traits(&pt.bounds).into_iter().map(|b| (id.to_string(), b)));
                 }
             }
         }
@@ -617,7 +626,7 @@ pub(super) fn value_type(output: &syn::ReturnType) -> Option<String> {
                 let wrapper =
                     matches!(name.as_str(), "Result" | "Option") || SMART_POINTERS.contains(&name.as_str());
                 if !wrapper {
-                    return (name != "Self").then_some(name);
+                    return Some(name);
                 }
                 let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
                     return None;

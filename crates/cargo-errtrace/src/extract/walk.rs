@@ -417,10 +417,27 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             Some((p.ident.to_string(), self.field_type(e)?))
         };
         let typed = typed_local(l).or_else(from_field);
-        // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved.
+        // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved;
+        // `let falcon = ctx.gsp_falcon;`: the field's, likewise.
         if let Pat::Ident(p) = &l.pat {
             let name = p.ident.to_string();
             self.value_locals.retain(|(n, _)| *n != name);
+            self.field_locals.retain(|(n, ..)| *n != name);
+            self.closure_locals.retain(|n| *n != name);
+            if l.init
+                .as_ref()
+                .is_some_and(|i| matches!(strip(&i.expr), Expr::Closure(_)))
+            {
+                self.closure_locals.push(name.clone());
+            }
+            let field = l.init.as_ref().and_then(|i| match strip(&i.expr) {
+                Expr::Reference(r) => self.typed_field(strip(&r.expr)),
+                e @ Expr::Field(_) => self.typed_field(e),
+                _ => None,
+            });
+            if let (None, Some((ty, f))) = (&typed, field) {
+                self.field_locals.push((name.clone(), ty, f));
+            }
             let call = l.init.as_ref().and_then(|i| called_path(&i.expr));
             if let (None, Some(path)) = (&typed, call) {
                 let segs = self.path_segs(path);
