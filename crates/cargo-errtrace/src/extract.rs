@@ -143,6 +143,9 @@ struct Walker<'n, 't> {
     /// Locals bound to a closure (`let load = |p| { …?; Ok(…) };`): calling one makes no error
     /// of its own, its body's `?`s are the function's.
     closure_locals: Vec<String>,
+    /// Locals that are items of an iterator of a known type (`for x in SeqIter::new(…)`, and
+    /// `Ok(y)`/`Some(y)` of such a local): (local, the iterator's type).
+    item_locals: Vec<(String, String)>,
     /// While scanning a pin-init struct literal's tokens (`try_pin_init!(Gpu { … })`): the
     /// struct, whose fields are in scope by name.
     init_struct: Option<String>,
@@ -209,6 +212,7 @@ impl<'n, 't> Walker<'n, 't> {
             value_locals: Vec::new(),
             field_locals: Vec::new(),
             closure_locals: Vec::new(),
+            item_locals: Vec::new(),
             init_struct: None,
             unwrapped_ok: None,
             result_locals: Vec::new(),
@@ -354,6 +358,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.value_locals.clear();
         self.field_locals.clear();
         self.closure_locals.clear();
+        self.item_locals.clear();
         self.result_locals.clear();
         let test = is_test_attr(attrs);
         if test {

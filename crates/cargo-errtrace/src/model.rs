@@ -150,6 +150,9 @@ pub enum Callee {
     /// `x.f.m(…)` where `x` has the type `T` (as written) and `f` is a field of `T` declared
     /// in another file: the `m` of `f`'s declared type.
     OnFieldOf(Vec<String>, String, String),
+    /// `x.m(…)` where `x` is an item of an iterator of type `X` (`for cmd in SeqIter::new(…)`, or
+    /// the `Ok(cmd)` of such an item): the `m` of `X`'s `Item` type.
+    OnItemOf(String, String),
 }
 
 impl Callee {
@@ -162,7 +165,8 @@ impl Callee {
             | Callee::Generic(_, m, _)
             | Callee::OnValueOf(_, m)
             | Callee::OnStatic(_, m)
-            | Callee::OnFieldOf(_, _, m) => m,
+            | Callee::OnFieldOf(_, _, m)
+            | Callee::OnItemOf(_, m) => m,
         }
     }
 
@@ -174,6 +178,7 @@ impl Callee {
             Callee::Method(m) | Callee::OnValueOf(_, m) => format!(".{m}"),
             Callee::OnStatic(s, m) => format!("{}.{m}", s.join("::")),
             Callee::OnFieldOf(_, f, m) => format!(".{f}.{m}"),
+            Callee::OnItemOf(_, m) => format!(".{m}"),
             Callee::Generic(t, m, _) => format!("{t}::{m}"),
         }
     }
@@ -371,6 +376,9 @@ pub struct FileSummary {
     /// Named struct fields with a type a method can be called on: (struct, field, type as
     /// written).
     pub struct_fields: Vec<(String, String, String)>,
+    /// `impl Iterator for X { type Item = … }`: (X, the item's value type as written, through
+    /// `Result`/`Option`).
+    pub iter_items: Vec<(String, String)>,
     /// `use` imports: (name in scope, full path); glob imports as (`*`, prefix).
     pub uses: Vec<(String, Vec<String>)>,
     /// Findings decided within the file (swallowed arms, `.ok();`).

@@ -54,6 +54,8 @@ pub struct Index<'a> {
     statics: HashMap<&'a str, Vec<(u32, &'a str)>>,
     /// (struct, field) → (file index, the field's declared type as written).
     struct_fields: HashMap<(&'a str, &'a str), Vec<(u32, &'a str)>>,
+    /// Iterator type → (file index, its item's value type as written).
+    iter_items: HashMap<&'a str, Vec<(u32, &'a str)>>,
     uses: Vec<HashMap<&'a str, &'a [String]>>,
     /// Per file: the crates its `use` items name (first path segments).
     imported_crates: Vec<HashSet<&'a str>>,
@@ -124,6 +126,15 @@ impl<'a> Index<'a> {
                     .push((fi as u32, ty.as_str()));
             }
         }
+        let mut iter_items: HashMap<&'a str, Vec<(u32, &'a str)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            for (it, item) in &f.iter_items {
+                iter_items
+                    .entry(it.as_str())
+                    .or_default()
+                    .push((fi as u32, item.as_str()));
+            }
+        }
         Index {
             files,
             fns,
@@ -132,6 +143,7 @@ impl<'a> Index<'a> {
             aliases,
             statics,
             struct_fields,
+            iter_items,
             uses,
             imported_crates,
         }
@@ -328,6 +340,21 @@ impl<'a> Index<'a> {
             }
             Callee::Method(m) => self.any_method(m, caller),
             Callee::OnStatic(path, m) => self.on_static(path, m, caller, cfile),
+            Callee::OnItemOf(it, m) => {
+                let decl = self.iter_items.get(it.as_str()).and_then(|v| {
+                    v.iter()
+                        .find(|(fi, _)| {
+                            self.files
+                                .get(*fi as usize)
+                                .is_some_and(|f| f.crate_root == cfile.crate_root)
+                        })
+                        .or_else(|| v.first())
+                });
+                match decl {
+                    Some(&(fi, item)) => self.method_of_declared(fi, item, m, caller),
+                    None => self.any_method(m, caller),
+                }
+            }
             Callee::OnFieldOf(ty, field, m) => {
                 let decl = ty
                     .last()

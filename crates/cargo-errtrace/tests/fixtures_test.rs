@@ -59,6 +59,7 @@ const EXPECTED: &[Row] = &[
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
+    ("iterator_item.rs", 1, 0, 0, 0, 0, 2, 1),
     ("discarded_acknowledged_here_only.rs", 0, 3, 0, 0, 0, 0, 0),
     ("discarded_self_logging.rs", 0, 2, 0, 0, 0, 1, 3),
     ("swallowed.rs", 0, 0, 7, 0, 0, 0, 0),
@@ -517,4 +518,11 @@ fn variant_bindings_have_the_field_type() {
 #[test]
 fn receivers_typed_by_fields_values_and_bounds() {
     assert_finding_lines("receiver_forms.rs", &[11, 39, 49]);
+}
+
+/// An iterator's item (and the `Ok` of one) has the iterator's `Item` type: the finding names
+/// the command's `Err`, not "3 in-tree candidates" (nova-core's GSP sequencer, measured blind).
+#[test]
+fn iterator_items_have_the_item_type() {
+    assert_finding_lines("iterator_item.rs", &[8]);
 }

@@ -153,6 +153,8 @@ impl Walker<'_, '_> {
                         Callee::OnValueOf(segs, name)
                     } else if let Some(segs) = static_path(recv) {
                         Callee::OnStatic(segs, name)
+                    } else if let Some(ty) = self.item_local(recv) {
+                        Callee::OnItemOf(ty, name)
                     } else if let Some((ty, field)) = self.typed_field(recv) {
                         Callee::OnFieldOf(ty.split("::").map(str::to_string).collect(), field, name)
                     } else if let Some(path) = called_path(recv) {
@@ -322,6 +324,17 @@ impl Walker<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// The iterator type whose item a plain local receiver is.
+    pub(super) fn item_local(&self, recv: &Expr) -> Option<String> {
+        let Expr::Path(p) = recv else { return None };
+        let id = p.path.get_ident()?.to_string();
+        self.item_locals
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == id)
+            .map(|(_, t)| t.clone())
     }
 
     /// The call whose value a plain local receiver holds (`hal` in `hal.boot(…)` after `let hal

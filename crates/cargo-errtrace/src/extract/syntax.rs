@@ -613,6 +613,12 @@ pub(super) fn value_type(output: &syn::ReturnType) -> Option<String> {
     let syn::ReturnType::Type(_, ty) = output else {
         return None;
     };
+    value_type_of(ty)
+}
+
+/// The type a value of type `ty` holds when it is not an error, by name: through `Result`,
+/// `Option`, references and smart pointers; a trait object's or `impl`'s trait.
+pub(super) fn value_type_of(ty: &syn::Type) -> Option<String> {
     let mut cur: &syn::Type = ty;
     for _ in 0..8 {
         match cur {

@@ -52,6 +52,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             trait_name,
             vtable,
         });
+        // `impl Iterator for SeqIter { type Item = Result<Cmd>; }`: items of a `SeqIter` are
+        // `Cmd`s.
+        if let (Some(owner), Some((_, t, _))) = (type_last_seg(&i.self_ty), &i.trait_) {
+            if last_seg(t) == "Iterator" {
+                let item = i.items.iter().find_map(|it| match it {
+                    syn::ImplItem::Type(ty) if ty.ident == "Item" => value_type_of(&ty.ty),
+                    _ => None,
+                });
+                if let Some(item) = item {
+                    self.out.iter_items.push((owner, item));
+                }
+            }
+        }
         self.generics.push(type_params(&i.generics));
         self.bounds.push(type_bounds(&i.generics));
         self.with_test_attrs(&i.attrs, |w| visit::visit_item_impl(w, i));
@@ -272,8 +285,55 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         visit::visit_expr_break(self, b);
     }
 
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        // `for cmd in SeqIter::new(…)`: `cmd` is an item of a `SeqIter`.
+        if let Pat::Ident(p) = &*f.pat {
+            let name = p.ident.to_string();
+            self.item_locals.retain(|(n, _)| *n != name);
+            let iter_ty = match strip(&f.expr) {
+                e @ (Expr::Call(_) | Expr::Try(_)) => called_path(e).and_then(|p| {
+                    let segs = self.path_segs(p);
+                    segs.len().checked_sub(2).and_then(|i| segs.get(i)).cloned()
+                }),
+                e => self.param_type(e),
+            };
+            if let Some(ty) = iter_ty {
+                self.item_locals.push((name, ty));
+            }
+        }
+        visit::visit_expr_for_loop(self, f);
+    }
+
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
         self.visit_expr(&m.expr);
+        // `match item { Ok(cmd) => cmd.run(…)?, … }` with `item` an iterator's item: `cmd` too.
+        let item_of = match strip(&m.expr) {
+            Expr::Path(p) => p.path.get_ident().and_then(|id| {
+                let id = id.to_string();
+                self.item_locals
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == id)
+                    .map(|(_, t)| t.clone())
+            }),
+            _ => None,
+        };
+        if let Some(ty) = item_of {
+            for arm in &m.arms {
+                if let Pat::TupleStruct(ts) = &arm.pat {
+                    let wrapper = ts
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "Ok" || s.ident == "Some");
+                    if let (true, Some(Pat::Ident(id))) = (wrapper, ts.elems.first()) {
+                        let name = id.ident.to_string();
+                        self.item_locals.retain(|(n, _)| *n != name);
+                        self.item_locals.push((name, ty.clone()));
+                    }
+                }
+            }
+        }
         let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
         for arm in &m.arms {
             let pat = err_pattern(&arm.pat);
