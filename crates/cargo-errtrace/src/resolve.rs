@@ -341,37 +341,14 @@ impl<'a> Index<'a> {
             Callee::Method(m) => self.any_method(m, caller),
             Callee::OnStatic(path, m) => self.on_static(path, m, caller, cfile),
             Callee::OnItemOf(it, m) => {
-                let decl = self.iter_items.get(it.as_str()).and_then(|v| {
-                    v.iter()
-                        .find(|(fi, _)| {
-                            self.files
-                                .get(*fi as usize)
-                                .is_some_and(|f| f.crate_root == cfile.crate_root)
-                        })
-                        .or_else(|| v.first())
-                });
-                match decl {
-                    Some(&(fi, item)) => self.method_of_declared(fi, item, m, caller),
-                    None => self.any_method(m, caller),
-                }
+                let decl = self.declared(self.iter_items.get(it.as_str()), cfile);
+                self.method_of_decl(decl, m, caller)
             }
             Callee::OnFieldOf(ty, field, m) => {
-                let decl = ty
+                let fields = ty
                     .last()
                     .and_then(|t| self.struct_fields.get(&(t.as_str(), field.as_str())));
-                let decl = decl.and_then(|v| {
-                    v.iter()
-                        .find(|(fi, _)| {
-                            self.files
-                                .get(*fi as usize)
-                                .is_some_and(|f| f.crate_root == cfile.crate_root)
-                        })
-                        .or_else(|| v.first())
-                });
-                match decl {
-                    Some(&(fi, fty)) => self.method_of_declared(fi, fty, m, caller),
-                    None => self.any_method(m, caller),
-                }
+                self.method_of_decl(self.declared(fields, cfile), m, caller)
             }
             // `hal.boot(…)` with `let hal = gsp_hal(chip);`: the method of what `gsp_hal`
             // returns (its trait's implementations for `&dyn GspHal`), else any `boot`.
@@ -396,21 +373,35 @@ impl<'a> Index<'a> {
         let Some(name) = path.last() else {
             return Resolution::NotFound;
         };
-        let decl = self.statics.get(name.as_str()).and_then(|v| {
-            v.iter()
-                .find(|(fi, _)| {
-                    self.files
-                        .get(*fi as usize)
-                        .is_some_and(|f| f.crate_root == cfile.crate_root)
-                })
-                .or_else(|| v.first())
-        });
-        // Not declared in the tree (a unit struct's value, another crate's static): as a method
-        // of a receiver of unknown type.
-        let Some(&(fi, ty)) = decl else {
-            return self.any_method(m, caller);
-        };
-        self.method_of_declared(fi, ty, m, caller)
+        let decl = self.declared(self.statics.get(name.as_str()), cfile);
+        self.method_of_decl(decl, m, caller)
+    }
+
+    /// Of the declarations of one name (a static, a struct's field, an iterator's item), the
+    /// one in the caller's crate, else the first.
+    fn declared<'d>(
+        &self,
+        decls: Option<&'d Vec<(u32, &'a str)>>,
+        cfile: &FileSummary,
+    ) -> Option<&'d (u32, &'a str)> {
+        let v = decls?;
+        v.iter()
+            .find(|(fi, _)| {
+                self.files
+                    .get(*fi as usize)
+                    .is_some_and(|f| f.crate_root == cfile.crate_root)
+            })
+            .or_else(|| v.first())
+    }
+
+    /// The method `m` of a declared type ([`Self::method_of_declared`]); with no declaration
+    /// in the tree (a unit struct's value, another crate's static), as a method of a receiver
+    /// of unknown type.
+    fn method_of_decl(&self, decl: Option<&(u32, &'a str)>, m: &str, caller: FnId) -> Resolution {
+        match decl {
+            Some(&(fi, ty)) => self.method_of_declared(fi, ty, m, caller),
+            None => self.any_method(m, caller),
+        }
     }
 
     /// The method `m` of a type as written in file `fi` (a static's or a field's declaration):
