@@ -139,7 +139,7 @@ struct Walker<'n, 't> {
     value_locals: Vec<(String, Vec<String>)>,
     /// Locals bound to a field of a typed value (`let falcon = ctx.gsp_falcon;`): (local, the
     /// value's type, the field), for a struct declared in another file.
-    field_locals: Vec<(String, String, String)>,
+    field_locals: Vec<(String, (String, String))>,
     /// Locals bound to a closure (`let load = |p| { …?; Ok(…) };`): calling one makes no error
     /// of its own, its body's `?`s are the function's.
     closure_locals: Vec<String>,
@@ -325,6 +325,18 @@ impl<'n, 't> Walker<'n, 't> {
                 init_args: Vec::new(),
             });
         }
+    }
+
+    /// A new binding of `name` (`let name = …`) hides what an earlier one held, in every table
+    /// of locals.
+    fn forget_local(&mut self, name: &str) {
+        self.alloc_locals.retain(|n| n != name);
+        self.c_locals.retain(|(n, _)| n != name);
+        self.result_locals.retain(|(n, ..)| n != name);
+        self.value_locals.retain(|(n, _)| n != name);
+        self.field_locals.retain(|(n, _)| n != name);
+        self.closure_locals.retain(|n| n != name);
+        self.item_locals.retain(|(n, _)| n != name);
     }
 
     fn add_check(&mut self, pos: Pos, kind: CheckKind) {

@@ -108,33 +108,21 @@ impl<'a> Index<'a> {
             .flat_map(|f| f.type_aliases.iter())
             .map(|(a, t)| (a.as_str(), t.as_str()))
             .collect();
-        let mut statics: HashMap<&'a str, Vec<(u32, &'a str)>> = HashMap::new();
-        for (fi, f) in files.iter().enumerate() {
-            for (name, ty) in &f.statics {
-                statics
-                    .entry(name.as_str())
-                    .or_default()
-                    .push((fi as u32, ty.as_str()));
-            }
-        }
-        let mut struct_fields: HashMap<(&'a str, &'a str), Vec<(u32, &'a str)>> = HashMap::new();
-        for (fi, f) in files.iter().enumerate() {
-            for (s, field, ty) in &f.struct_fields {
-                struct_fields
-                    .entry((s.as_str(), field.as_str()))
-                    .or_default()
-                    .push((fi as u32, ty.as_str()));
-            }
-        }
-        let mut iter_items: HashMap<&'a str, Vec<(u32, &'a str)>> = HashMap::new();
-        for (fi, f) in files.iter().enumerate() {
-            for (it, item) in &f.iter_items {
-                iter_items
-                    .entry(it.as_str())
-                    .or_default()
-                    .push((fi as u32, item.as_str()));
-            }
-        }
+        let statics = declarations(files, |f| {
+            f.statics.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect()
+        });
+        let struct_fields = declarations(files, |f| {
+            f.struct_fields
+                .iter()
+                .map(|(s, field, t)| ((s.as_str(), field.as_str()), t.as_str()))
+                .collect()
+        });
+        let iter_items = declarations(files, |f| {
+            f.iter_items
+                .iter()
+                .map(|(i, t)| (i.as_str(), t.as_str()))
+                .collect()
+        });
         Index {
             files,
             fns,
@@ -201,17 +189,24 @@ impl<'a> Index<'a> {
     /// `segs` as written in `caller`'s file, with its first segment replaced by what a `use`
     /// of that file imports under that name (`Registration` → `kernel::driver::Registration`).
     pub fn expand_use<'s>(&'s self, segs: &'s [String], caller: FnId) -> Vec<&'s str> {
-        let file_idx = self.fns.get(caller as usize).map(|x| x.0 as usize).unwrap_or(0);
+        let file_idx = self.fns.get(caller as usize).map(|x| x.0).unwrap_or(0);
+        let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        self.expand_use_in(file_idx, &segs)
+    }
+
+    /// `segs` as written in file `file_idx`, its first segment replaced by what a `use` of
+    /// that file imports under that name.
+    fn expand_use_in<'s>(&'s self, file_idx: u32, segs: &[&'s str]) -> Vec<&'s str> {
         let imported = segs
             .first()
-            .and_then(|first| self.uses.get(file_idx).and_then(|u| u.get(first.as_str())));
+            .and_then(|first| self.uses.get(file_idx as usize)?.get(first));
         match imported {
             Some(path) => path
                 .iter()
-                .chain(segs.iter().skip(1))
                 .map(String::as_str)
+                .chain(segs.iter().skip(1).copied())
                 .collect(),
-            None => segs.iter().map(String::as_str).collect(),
+            None => segs.to_vec(),
         }
     }
 
@@ -408,15 +403,8 @@ impl<'a> Index<'a> {
     /// the type's path expanded with that file's `use`s, then matched as a qualified call, else
     /// by the type's own name wherever the tree defines it.
     fn method_of_declared(&self, fi: u32, ty: &str, m: &str, caller: FnId) -> Resolution {
-        let mut segs: Vec<&str> = ty.split("::").collect();
-        if let Some(full) = segs.first().and_then(|s0| self.uses.get(fi as usize)?.get(s0)) {
-            let rest: Vec<&str> = segs.iter().skip(1).copied().collect();
-            segs = full.iter().map(String::as_str).chain(rest).collect();
-        }
-        let qual: Vec<&str> = segs
-            .into_iter()
-            .skip_while(|s| matches!(*s, "crate" | "self" | "super"))
-            .collect();
+        let written: Vec<&str> = ty.split("::").collect();
+        let qual = in_crate_terms(self.expand_use_in(fi, &written));
         let cands = self.candidates(m);
         match self.match_qualified(cands, &qual, caller) {
             // The type's own name, wherever the tree defines it.
@@ -466,10 +454,7 @@ impl<'a> Index<'a> {
 
     fn resolve_path(&self, segs: &[String], caller: FnId, cf: &FnSummary, cfile: &FileSummary) -> Resolution {
         // Follow a `use` for the first segment.
-        let mut segs = self.expand_use(segs, caller);
-        while matches!(segs.first(), Some(&"crate") | Some(&"self") | Some(&"super")) {
-            segs.remove(0);
-        }
+        let segs = in_crate_terms(self.expand_use(segs, caller));
         let Some((name, qual)) = segs.split_last() else {
             return Resolution::NotFound;
         };
@@ -602,4 +587,27 @@ impl<'a> Index<'a> {
         }
         self.pick(matching, caller)
     }
+}
+
+/// A path without its leading `crate`, `self` and `super` (the candidates' paths start at
+/// the crate's name).
+fn in_crate_terms(segs: Vec<&str>) -> Vec<&str> {
+    segs.into_iter()
+        .skip_while(|s| matches!(*s, "crate" | "self" | "super"))
+        .collect()
+}
+
+/// One kind of declaration (a static's type, a field's, an iterator's item) of every file, by
+/// its key: each declaring file's index with the type as written there.
+fn declarations<'a, K: Eq + std::hash::Hash>(
+    files: &'a [FileSummary],
+    of_file: impl Fn(&'a FileSummary) -> Vec<(K, &'a str)>,
+) -> HashMap<K, Vec<(u32, &'a str)>> {
+    let mut by_key: HashMap<K, Vec<(u32, &'a str)>> = HashMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        for (key, ty) in of_file(f) {
+            by_key.entry(key).or_default().push((fi as u32, ty));
+        }
+    }
+    by_key
 }

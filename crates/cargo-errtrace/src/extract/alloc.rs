@@ -5,7 +5,7 @@
 use syn::visit::Visit;
 use syn::Expr;
 
-use super::syntax::{last_seg, strip};
+use super::syntax::{initialiser_arg, last_seg, strip};
 
 /// `x.is_null()`: the local `x`.
 pub(super) fn null_checked_local(cond: &Expr) -> Option<String> {
@@ -60,8 +60,7 @@ pub(super) fn gfp_call(e: &Expr) -> bool {
     // it: `KBox::pin_init(Dev::new(…), GFP_KERNEL)`, `Coherent::init(dev, GFP_KERNEL,
     // Args::new(…))`).
     let init_call = |name: &str, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| {
-        let is_init = |a: Option<&Expr>| matches!(a.map(strip), Some(Expr::Call(c)) if matches!(strip(&c.func), Expr::Path(_)));
-        name.contains("init") && (is_init(args.first()) || is_init(args.last()))
+        name.contains("init") && initialiser_arg(args).is_some()
     };
     match strip(e) {
         Expr::MethodCall(m) if crate::logging::passes_through(&m.method.to_string()) => gfp_call(&m.receiver),

@@ -5,17 +5,14 @@
 use syn::Expr;
 
 use super::syntax::*;
-use super::{alloc, plain_local, Walker, PIN_INIT_CALLS};
+use super::{alloc, plain_local, Walker};
 use crate::logging::{runs_on_error, MethodRole};
 use crate::model::*;
 
 impl Walker<'_, '_> {
     /// The declared type of a receiver that is a parameter of the current function.
     pub(super) fn param_type(&self, recv: &Expr) -> Option<String> {
-        let Expr::Path(p) = recv else { return None };
-        let id = p.path.get_ident()?.to_string();
-        let params = self.params.last()?;
-        params.iter().find(|(n, _)| *n == id).map(|(_, t)| t.clone())
+        latest(self.params.last()?, &local_name(recv)?).cloned()
     }
 
     /// The declared type of `self.field` (the enclosing impl's struct, in this file), or of
@@ -201,16 +198,9 @@ impl Walker<'_, '_> {
                     // constructor.
                     // The initialiser is the first argument (`KBox::pin_init(init, flags)`) or
                     // the last (`Coherent::init(dev, GFP_KERNEL, Args::new(…))`).
-                    if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
-                        let init = [c.args.first(), c.args.last()]
-                            .into_iter()
-                            .flatten()
-                            .map(strip)
-                            .find(|a| matches!(a, Expr::Call(i) if matches!(strip(&i.func), Expr::Path(_))));
-                        if let Some(init) = init {
-                            cur = init;
-                            continue;
-                        }
+                    if let Some(init) = pin_init_initialiser(c) {
+                        cur = init;
+                        continue;
                     }
                     if self.names.is_log_function(&last) {
                         return (Some(Target::Made), true);
@@ -314,39 +304,20 @@ impl Walker<'_, '_> {
                 };
                 (!self.is_generic(&ty)).then(|| (ty, field.to_string()))
             }
-            Expr::Path(p) => {
-                let id = p.path.get_ident()?.to_string();
-                self.field_locals
-                    .iter()
-                    .rev()
-                    .find(|(n, ..)| *n == id)
-                    .map(|(_, t, f)| (t.clone(), f.clone()))
-            }
+            Expr::Path(_) => latest(&self.field_locals, &local_name(recv)?).cloned(),
             _ => None,
         }
     }
 
     /// The iterator type whose item a plain local receiver is.
     pub(super) fn item_local(&self, recv: &Expr) -> Option<String> {
-        let Expr::Path(p) = recv else { return None };
-        let id = p.path.get_ident()?.to_string();
-        self.item_locals
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == id)
-            .map(|(_, t)| t.clone())
+        latest(&self.item_locals, &local_name(recv)?).cloned()
     }
 
     /// The call whose value a plain local receiver holds (`hal` in `hal.boot(…)` after `let hal
     /// = gsp_hal(chip);`).
     pub(super) fn value_local(&self, recv: &Expr) -> Option<Vec<String>> {
-        let Expr::Path(p) = recv else { return None };
-        let id = p.path.get_ident()?.to_string();
-        self.value_locals
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == id)
-            .map(|(_, s)| s.clone())
+        latest(&self.value_locals, &local_name(recv)?).cloned()
     }
 
     /// `NonNull::new(p).ok_or(ENOMEM)` (also `ok_or_else`, `.cast()` on `p`) with `p` bound to a
@@ -397,9 +368,8 @@ impl Walker<'_, '_> {
                 return self.names.c_function_prints(&f);
             }
             match e {
-                Expr::Path(p) => {
-                    let name = p.path.get_ident().map(|i| i.to_string());
-                    if let Some((_, f)) = self.c_locals.iter().rev().find(|(n, _)| Some(n) == name.as_ref()) {
+                Expr::Path(_) => {
+                    if let Some(f) = local_name(e).and_then(|n| latest(&self.c_locals, &n)) {
                         return self.names.c_function_prints(f);
                     }
                 }
@@ -434,18 +404,7 @@ impl Walker<'_, '_> {
                 Expr::Call(c) => {
                     // `KBox::pin_init(Devres::new(…), GFP_KERNEL)`: the initialiser's call, as
                     // `classify` follows it.
-                    let pin_init = match strip(&c.func) {
-                        Expr::Path(p) => {
-                            p.path.segments.len() >= 2 && PIN_INIT_CALLS.contains(&last_seg(&p.path).as_str())
-                        }
-                        _ => false,
-                    };
-                    let init = [c.args.first(), c.args.last()]
-                        .into_iter()
-                        .flatten()
-                        .map(strip)
-                        .find(|a| matches!(a, Expr::Call(i) if matches!(strip(&i.func), Expr::Path(_))));
-                    if let (true, Some(init)) = (pin_init, init) {
+                    if let Some(init) = pin_init_initialiser(c) {
                         cur = init;
                         continue;
                     }

@@ -715,6 +715,17 @@ pub(super) fn init_params(sig: &syn::Signature) -> Vec<u32> {
         .collect()
 }
 
+/// The name a receiver or argument that is a plain local names (`x` in `x.m(…)`).
+pub(super) fn local_name(e: &Expr) -> Option<String> {
+    let Expr::Path(p) = e else { return None };
+    Some(p.path.get_ident()?.to_string())
+}
+
+/// What the latest binding of `name` in a table of locals holds (a later binding shadows).
+pub(super) fn latest<'t, T>(table: &'t [(String, T)], name: &str) -> Option<&'t T> {
+    table.iter().rev().find(|(n, _)| n == name).map(|(_, t)| t)
+}
+
 /// A receiver that names a `static` or `const` (`BINDER_SHRINKER`, `crate::netlink::FAMILY`):
 /// a path whose last segment is in upper case, with its segments.
 pub(super) fn static_path(e: &Expr) -> Option<Vec<String>> {
@@ -749,4 +760,27 @@ fn fallible_init(seg: &syn::PathSegment) -> bool {
         })
         .nth(1);
     error.is_some_and(|e| type_last_seg(e).is_some_and(|n| n != "Infallible"))
+}
+
+/// The initialiser among a pin-init constructor's arguments: the first or the last argument
+/// that is a call of a path (`KBox::pin_init(Dev::new(…), GFP_KERNEL)`, `Coherent::init(dev,
+/// GFP_KERNEL, Args::new(…))`).
+pub(super) fn initialiser_arg(args: &Punctuated<Expr, syn::Token![,]>) -> Option<&Expr> {
+    [args.first(), args.last()]
+        .into_iter()
+        .flatten()
+        .map(strip)
+        .find(|a| matches!(a, Expr::Call(c) if matches!(strip(&c.func), Expr::Path(_))))
+}
+
+/// A type's pin-init constructor (`KBox::pin_init(…)`, `Arc::init(…)`: a name of
+/// [`super::PIN_INIT_CALLS`] qualified by a type) and its initialiser argument: the
+/// constructor's error is the initialiser's.
+pub(super) fn pin_init_initialiser(c: &syn::ExprCall) -> Option<&Expr> {
+    let Expr::Path(p) = strip(&c.func) else {
+        return None;
+    };
+    let constructor =
+        p.path.segments.len() >= 2 && super::PIN_INIT_CALLS.contains(&last_seg(&p.path).as_str());
+    constructor.then(|| initialiser_arg(&c.args)).flatten()
 }

@@ -258,12 +258,8 @@ impl Walker<'_, '_> {
             return None;
         }
         let name = recv.to_string();
-        if let Some(ty) = self
-            .params
-            .last()
-            .and_then(|p| p.iter().rev().find(|(n, _)| *n == name))
-        {
-            return (!self.is_generic(&ty.1)).then(|| ty.1.clone());
+        if let Some(ty) = self.params.last().and_then(|p| latest(p, &name)) {
+            return (!self.is_generic(ty)).then(|| ty.clone());
         }
         let owner = self.init_struct.as_ref()?;
         let ty = &self.fields.get(owner)?.iter().find(|f| f.name == name)?.ty;
@@ -363,7 +359,7 @@ impl Walker<'_, '_> {
                     // `Coherent::init(dev, GFP_KERNEL, Args::new(…))?`: the initialiser's error,
                     // as in the syntax walk; with a value for initialiser, an allocation.
                     if PIN_INIT_CALLS.contains(&last.as_str()) && segs.len() >= 2 {
-                        if let Some(init) = initialiser_arg(&g.stream()) {
+                        if let Some(init) = initialiser_in(&g.stream()) {
                             let (t, a) = self.classify(&init);
                             return t.map(|t| (t, attached || a));
                         }
@@ -403,7 +399,7 @@ fn gfp_call_tokens(toks: &[TokenTree], q: usize) -> bool {
     // An adapter's closure (`.map(|l| SGTable::new(…, GFP_KERNEL))?`) is not the allocation,
     // nor is a constructor that runs an initialiser call (its error is followed instead).
     let name = name.to_string();
-    let runs_init = name.contains("init") && initialiser_arg(&g.stream()).is_some();
+    let runs_init = name.contains("init") && initialiser_in(&g.stream()).is_some();
     if g.delimiter() != Delimiter::Parenthesis || runs_init || crate::logging::passes_through(&name) {
         return false;
     }
@@ -430,17 +426,13 @@ fn gfp_call_tokens(toks: &[TokenTree], q: usize) -> bool {
     gfp && !nowarn
 }
 
-/// The initialiser among a pin-init constructor's arguments (`(init, flags)` or `(dev,
-/// GFP_KERNEL, Args::new(…))`): the first or last argument that is a call of a path.
-fn initialiser_arg(args: &TokenStream) -> Option<Expr> {
+/// The initialiser among a pin-init constructor's argument tokens (`(init, flags)` or `(dev,
+/// GFP_KERNEL, Args::new(…))`), parsed as arguments: [`initialiser_arg`].
+fn initialiser_in(args: &TokenStream) -> Option<Expr> {
     use syn::parse::Parser;
     let args = Punctuated::<Expr, syn::Token![,]>::parse_terminated
         .parse2(args.clone())
         .ok()?;
-    let found = [args.first(), args.last()]
-        .into_iter()
-        .flatten()
-        .find(|a| matches!(strip(a), Expr::Call(c) if matches!(strip(&c.func), Expr::Path(_))))
-        .cloned();
+    let found = initialiser_arg(&args).cloned();
     found
 }

@@ -307,17 +307,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
         self.visit_expr(&m.expr);
         // `match item { Ok(cmd) => cmd.run(…)?, … }` with `item` an iterator's item: `cmd` too.
-        let item_of = match strip(&m.expr) {
-            Expr::Path(p) => p.path.get_ident().and_then(|id| {
-                let id = id.to_string();
-                self.item_locals
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| *n == id)
-                    .map(|(_, t)| t.clone())
-            }),
-            _ => None,
-        };
+        let item_of = self.item_local(strip(&m.expr));
         if let Some(ty) = item_of {
             for arm in &m.arms {
                 if let Pat::TupleStruct(ts) = &arm.pat {
@@ -439,31 +429,6 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // A local whose type the source states, `let dev: Device = …` or `let dev =
         // Device::new(…)?`, resolves `dev.m(…)` like a parameter of that type (the last binding
         // of a name wins, as shadowing does).
-        if let (Pat::Ident(p), Some(init)) = (&l.pat, &l.init) {
-            let name = p.ident.to_string();
-            self.alloc_locals.retain(|n| *n != name);
-            self.c_locals.retain(|(n, _)| *n != name);
-            if let Some(c) = c_function_called(&init.expr) {
-                self.c_locals.push((name.clone(), c));
-            }
-            if allocating_call(&init.expr) {
-                self.alloc_locals.push(name.clone());
-            }
-            // `let result = f(…);` or `let result = { …; f(…) };`: the call's `Result`, held.
-            let held = match block_value(&init.expr) {
-                e @ (Expr::Call(_) | Expr::MethodCall(_)) if init.diverge.is_none() => {
-                    match self.classify(e) {
-                        (Some(t @ (Target::Call(_) | Target::OriginFn(_))), a) => Some((t, a)),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            self.result_locals.retain(|(n, ..)| *n != name);
-            if let Some((t, a)) = held {
-                self.result_locals.push((name, t, a));
-            }
-        }
         // `let inner = self.inner.lock();`, `let regs = &self.regs;`: the field's type, or its
         // contents' through the accessor.
         let from_field = || {
@@ -477,31 +442,54 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             Some((p.ident.to_string(), self.field_type(e)?))
         };
         let typed = typed_local(l).or_else(from_field);
-        // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved;
-        // `let falcon = ctx.gsp_falcon;`: the field's, likewise.
         if let Pat::Ident(p) = &l.pat {
             let name = p.ident.to_string();
-            self.value_locals.retain(|(n, _)| *n != name);
-            self.field_locals.retain(|(n, ..)| *n != name);
-            self.closure_locals.retain(|n| *n != name);
-            if l.init
-                .as_ref()
-                .is_some_and(|i| matches!(strip(&i.expr), Expr::Closure(_)))
-            {
-                self.closure_locals.push(name.clone());
-            }
-            let field = l.init.as_ref().and_then(|i| match strip(&i.expr) {
+            let Some(init) = &l.init else {
+                self.forget_local(&name);
+                return visit::visit_local(self, l);
+            };
+            // What the new binding holds, decided with the bindings before it.
+            let c_function = c_function_called(&init.expr);
+            let allocation = allocating_call(&init.expr);
+            // `let result = f(…);` or `let result = { …; f(…) };`: the call's `Result`, held.
+            let held = match block_value(&init.expr) {
+                e @ (Expr::Call(_) | Expr::MethodCall(_)) if init.diverge.is_none() => {
+                    match self.classify(e) {
+                        (Some(t @ (Target::Call(_) | Target::OriginFn(_))), a) => Some((t, a)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            let closure = matches!(strip(&init.expr), Expr::Closure(_));
+            // `let falcon = ctx.gsp_falcon;`: the field's declared type, found with the index.
+            let field = match strip(&init.expr) {
                 Expr::Reference(r) => self.typed_field(strip(&r.expr)),
                 e @ Expr::Field(_) => self.typed_field(e),
                 _ => None,
-            });
-            if let (None, Some((ty, f))) = (&typed, field) {
-                self.field_locals.push((name.clone(), ty, f));
+            };
+            // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved.
+            let call = called_path(&init.expr).map(|path| self.path_segs(path));
+            self.forget_local(&name);
+            if let Some(c) = c_function {
+                self.c_locals.push((name.clone(), c));
             }
-            let call = l.init.as_ref().and_then(|i| called_path(&i.expr));
-            if let (None, Some(path)) = (&typed, call) {
-                let segs = self.path_segs(path);
-                self.value_locals.push((name, segs));
+            if allocation {
+                self.alloc_locals.push(name.clone());
+            }
+            if let Some((t, a)) = held {
+                self.result_locals.push((name.clone(), t, a));
+            }
+            if closure {
+                self.closure_locals.push(name.clone());
+            }
+            if typed.is_none() {
+                if let Some((ty, f)) = field {
+                    self.field_locals.push((name.clone(), (ty, f)));
+                }
+                if let Some(segs) = call {
+                    self.value_locals.push((name, segs));
+                }
             }
         }
         if let Some((name, ty)) = typed {
