@@ -7,7 +7,7 @@
 #      loops included); the return address is not counted.
 # It builds the library crate twice, one object each (codegen-units=1, debuginfo=0, into
 # target/objcheck/<config>, or $OBJCHECK_DIR/<config>; CARGO_BUILD_JOBS=1 for a busy machine):
-#   kernel: release --no-default-features --features macros,tracepoints,dyndbg (as kernel/test.sh builds it), -C overflow-checks=on -C panic=abort
+#   kernel: release --no-default-features --features macros,tracepoints,dyndbg,control (as kernel/test.sh builds the demo), -C overflow-checks=on -C panic=abort
 #   std:    release, features std + macros (not `registry`: linkme's distributed slice asserts
 #           its linker bounds with a panic inlined into the functions that iterate it)
 # and analyses `objdump -d -r -C` of it. An "errtrace function" is one whose mangled name contains
@@ -27,13 +27,13 @@ set -uo pipefail
 FRAME_LIMIT=256        # bytes: every errtrace function not listed below
 FRAME_LIMIT_BIG=1024   # bytes: functions whose demangled name matches one of these (POSIX ERE)
 BIG_FRAME_FUNCS=(
-    '^errtrace::control::(apply|apply_file|read_query_file|list|init_from_env|write_site|fail_room|earlier_fail_name|standing_list::push)(::|$)'  # apply/list/env
+    '^errtrace::control::((apply|env|listing)::)?(apply|apply_file|read_query_file|list|init_from_env|write_site|fail_room|earlier_fail_name|standing_list::push)(::|$)'  # apply/list/env
     # std only: the capture sink of tests builds a whole `Captured` (text, origins, message).
     '^<errtrace::sink::Capture as errtrace::sink::Sink>::emit$'
     '^<?errtrace::control::query::'                       # query parsing (whole module)
     # Control's standing queries, applied by the hook a site calls when it first appears (only
     # when a query was given before the site fired): query parsing, so control's limit.
-    '^errtrace::control::(on_new_site|matches|act)(::|$)'
+    '^errtrace::control::(apply::)?(on_new_site|matches|act)(::|$)'
     '^errtrace::recorder::(dump|for_each|write_event)(::|$)'
     '^<?errtrace::recorder::Recorder<[^>]*>>?::for_each(::|$)'
     # std only: formats a foreign error's text (`?` on a ParseIntError…) into a bounded
@@ -144,9 +144,9 @@ status=0
 for config in "${configs[@]}"; do
     dir="${OBJCHECK_DIR:-$root/target/objcheck}/$config"
     flags=(-C codegen-units=1 -C debuginfo=0)
-    features=(--no-default-features --features std,macros)
+    features=(--no-default-features --features std,macros,control)
     if [[ "$config" == kernel ]]; then
-        features=(--no-default-features --features macros,tracepoints,dyndbg)
+        features=(--no-default-features --features macros,tracepoints,dyndbg,control)
         flags+=(-C overflow-checks=on -C panic=abort)
     fi
     echo "check-object: $config: building errtrace (release ${features[*]} ${flags[*]}) in $dir"

@@ -133,13 +133,17 @@ step "clippy with every optional feature (log, tracing, defmt, sdt)" \
     cargo clippy -p errtrace --features log,tracing,defmt,sdt --all-targets -- -D warnings
 step "clippy without default features" \
     cargo clippy -p errtrace --no-default-features --all-targets -- -D warnings
-step "tests with the kernel's features (no_std, tracepoints, dyndbg)" \
+step "tests with the kernel demo's features (no_std, tracepoints, dyndbg, control)" \
+    cargo test -p errtrace --no-default-features --features macros,tracepoints,dyndbg,control --lib
+step "tests with a kernel driver's features (no control language: dynamic_debug, fault_attr)" \
     cargo test -p errtrace --no-default-features --features macros,tracepoints,dyndbg --lib
 step "sink adapters (log, tracing)" \
     cargo test -p errtrace --features log,tracing --test test_sink_log --test test_sink_tracing
 step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps
 step "tests without default features (no_std core)" \
     cargo test -p errtrace --no-default-features --lib --tests
+step "tests without default features but the control language" \
+    cargo test -p errtrace --no-default-features --features control --lib --tests
 step "build without default features for a no_std target check" \
     cargo build -p errtrace --no-default-features
 # Embedded targets: thumbv7em has compare-and-swap; thumbv6m (Cortex-M0) has none and builds

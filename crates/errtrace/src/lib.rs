@@ -90,6 +90,7 @@
 //! | `std` | yes | stderr sink, std clock and thread ids, `std::io::Error` conversions, [`sink::Capture`] |
 //! | `registry` | yes | lists `err!` sites before they first fire (`linkme` link-time registry) |
 //! | `macros` | yes | `#[errtrace::trace]` |
+//! | `control` | yes | the control language: [`control::apply`] and [`control::list`] (dynamic_debug's grammar), fail points armed by `fail` queries, standing queries, `ERRTRACE`/`ERRTRACE_FILE` with `std`; without it a platform controls sites with its own facilities (the Linux glue: dynamic_debug and `fault_attr`) |
 //! | `log` | no | `sink::LogSink` |
 //! | `tracing` | no | `sink::TracingSink` |
 //! | `defmt` | no | `sink::DefmtSink` |
@@ -200,8 +201,10 @@ pub use trail::{IntoErrtrace, ResultExt};
 /// ```
 #[cfg(not(loom))]
 pub fn init() {
-    #[cfg(feature = "std")]
+    #[cfg(all(feature = "std", feature = "control"))]
     let _ = control::init_from_env();
+    #[cfg(all(feature = "std", not(feature = "control")))]
+    control::flush_at_exit();
 }
 
 /// Rewrites every `?` in a function's body so that each records a hop at its location (zero

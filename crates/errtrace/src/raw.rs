@@ -20,7 +20,7 @@ pub(crate) mod slot;
 pub use slot::Hop;
 pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX, LOGGED_HERE};
 
-#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+#[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 use crate::sync::AtomicUsize;
 use crate::sync::{AtomicPtr, AtomicU8, Ordering};
 use core::cell::UnsafeCell;
@@ -192,7 +192,7 @@ impl<T: Copy> SetOnce<T> {
 ///
 /// `bytes[..len]` is valid UTF-8 and is never written again once `len` covers it; only the
 /// holder of `writer` writes, and only past `len`.
-#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+#[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 pub(crate) struct AppendOnlyText<const N: usize> {
     bytes: UnsafeCell<[u8; N]>,
     len: AtomicUsize,
@@ -202,11 +202,11 @@ pub(crate) struct AppendOnlyText<const N: usize> {
 // SAFETY: readers only read `bytes[..len]` after an Acquire load of `len`, and those bytes are
 // never written again; the one writer (holding `writer`) writes only past `len` and publishes
 // with a Release store.
-#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+#[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 unsafe impl<const N: usize> Sync for AppendOnlyText<N> {}
 
 /// Why an append did not happen.
-#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+#[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum AppendError {
     /// Another writer is appending right now.
@@ -215,7 +215,7 @@ pub(crate) enum AppendError {
     Full,
 }
 
-#[cfg(all(not(loom), any(not(feature = "std"), test)))]
+#[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 impl<const N: usize> AppendOnlyText<N> {
     pub(crate) const fn new() -> Self {
         AppendOnlyText {
@@ -268,7 +268,7 @@ impl<const N: usize> AppendOnlyText<N> {
 
 /// With `std`: a copy of `text` on the heap for the life of the process, or `None` when the
 /// allocation fails (never a panic or an abort).
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", feature = "control", not(loom)))]
 pub(crate) fn leak_str(text: &str) -> Option<&'static str> {
     if text.is_empty() {
         return Some("");
@@ -293,7 +293,7 @@ pub(crate) fn leak_str(text: &str) -> Option<&'static str> {
 
 /// With `std`: `value` moved to the heap for the life of the process, or `None` when the
 /// allocation fails (never a panic or an abort). `T` must not be zero-sized.
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", feature = "control", not(loom)))]
 pub(crate) fn leak<T: Sync>(value: T) -> Option<&'static T> {
     let layout = std::alloc::Layout::new::<T>();
     if layout.size() == 0 {

@@ -53,12 +53,15 @@ mod state;
 
 #[cfg(not(loom))]
 use list::first_code;
+#[cfg(all(not(loom), feature = "control"))]
+pub(crate) use list::set_appeared_hook;
 pub(crate) use list::SiteList;
 #[cfg(not(loom))]
-pub(crate) use list::{set_appeared_hook, SITES};
+pub(crate) use list::SITES;
 #[doc(hidden)]
 pub use origin::function_path;
 pub use origin::Origin;
+#[cfg(feature = "control")]
 pub(crate) use origin::{after_last, before_first};
 #[cfg(all(test, loom))]
 pub(crate) use pool::LocationPool;
@@ -128,7 +131,8 @@ pub struct Site {
     /// The policy written at the site (`err!(quiet, …)`); `None`: the code's default class.
     pub(crate) policy: Option<Policy>,
     /// Whether the code written at the site is quiet by its build-time class (`EAGAIN`, … written
-    /// by name): what the site's policy is before it first makes an error.
+    /// by name): what the site's policy is before it first makes an error (the listing shows it).
+    #[cfg_attr(not(feature = "control"), allow(dead_code))]
     pub(crate) quiet_code: bool,
     pub(crate) state: SiteState,
     /// The site's dynamic_debug descriptor and the site's check of its `p` (`dyndbg` feature).
@@ -335,6 +339,7 @@ impl SiteRef {
 
     /// Whether the code written at the site is quiet by its build-time class (known before the
     /// site first makes an error).
+    #[cfg(feature = "control")]
     pub(crate) fn quiet_code(&self) -> bool {
         self.static_site().is_some_and(|s| s.quiet_code)
     }

@@ -1,5 +1,6 @@
 //! Runtime control end to end: listing, `+p` on quiet sites, `-p` on noisy ones, policy words,
 //! all-or-nothing inputs, standing queries for sites that appear later.
+#![cfg(feature = "control")]
 
 use errtrace::{
     code::{EAGAIN, EIO, ENOTUNIQ},

@@ -283,12 +283,14 @@ fn line_of(text: &str) -> usize {
 
 // ---- `+p` traces the making; it does not handle the error ----
 
+#[cfg(feature = "control")]
 fn made_under_plus_p() -> errtrace::Result {
     Err(err!(EIO))
 }
 
 /// `+p` on a file prints each error made there; that line is a trace of the making, so the
 /// error still warns when dropped unhandled and a boundary still gives its full report.
+#[cfg(feature = "control")]
 #[test]
 fn plus_p_keeps_drop_detection() {
     setup();

@@ -1,5 +1,6 @@
 //! Fault injection: kernel semantics (probability, interval, times), injected errors are ordinary
 //! errors with their origin at the fail point, and the exercise helper.
+#![cfg(feature = "control")]
 
 use errtrace::code::{EIO, ENOMEM};
 use errtrace::{control, fail_point, fault, ResultExt};

@@ -90,7 +90,7 @@ pub(super) fn first_code(site: SiteRef) {
 
 /// Installs the hook called with every site as it is linked (control's standing queries). The
 /// first hook stays.
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "control"))]
 pub(crate) fn set_appeared_hook(hook: AppearedHook) {
     let _ = APPEARED.set(hook);
 }

@@ -116,6 +116,7 @@ impl SiteState {
 
     /// Applies a control flags action, atomically (`p` sets `PRINT_ON` and clears `PRINT_OFF`;
     /// removing it, or setting flags without it, does the opposite).
+    #[cfg(feature = "control")]
     pub(crate) fn update_flags(&self, op: FlagOp, bits: u32) {
         use flags::*;
         let _ = self
