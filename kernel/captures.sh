@@ -62,6 +62,18 @@ step) ran at boot. dynamic_debug groups its sites under its module name, as
 for C, and the peer module's own copy of errtrace loads beside it: each copy
 keeps its own sites, no symbol clashes." builtin
 
+# The peer's printk sink prints a record as one message: its continuation lines carry no
+# module prefix. The kernel's own fault injection lines are kept too.
+KEEP="$ERRTRACE_KEEP|FAULT_INJECTION|name fail_errtrace_peer|  error E[A-Z]+ |origin: kernel|via: +kernel" \
+capture fault-attr.txt "A driver's copy of errtrace, built without the control language (the peer
+module, as a distribution's driver would ship it): its fail point is armed by
+the kernel's own fault injection, a struct fault_attr of the module. fail=
+takes failslab='s format (interval,probability,space,times), fail_points= a
+glob of point names; the kernel decides (should_fail(), its FAULT_INJECTION
+lines), errtrace injects the point's code with the point as origin and the
+init boundary reports it. Loaded without fail=, the point does not fail; the
+attribute's debugfs knobs are the kernel's, and go with the module." fault-attr
+
 capture before.txt "The \"before\" picture: the demo driver's init fails (a fault injected at the
 first bus read), and the error is returned to the kernel as a bare errno, as
 every Rust module does today (plain=1: init does

@@ -17,7 +17,8 @@
 #   expect_block NAME WHAT LINE...
 #                                scenario NAME has these module lines, in this
 #                                order, one after the other (each LINE is the
-#                                exact text after the "errtrace_demo: " prefix)
+#                                exact text after the "errtrace_demo: " prefix,
+#                                or after $BLOCK_M's regex when it is set)
 # NAME "all" means the whole log. REGEX is an extended regex (grep -E).
 # Source positions are computed from the module's sources with `at`, so the
 # checks follow edits of the demo.
@@ -72,7 +73,7 @@ expect_count() {
 expect_block() {
     local name=$1 what=$2; shift 2
     local -a got want=("$@")
-    mapfile -t got < <(section "$name" | sed -nE "s/${M}//p")
+    mapfile -t got < <(section "$name" | sed -nE "s/${BLOCK_M:-$M}//p")
     local i j ok=1
     for ((i = 0; i + ${#want[@]} <= ${#got[@]}; i++)); do
         ok=0
@@ -192,6 +193,28 @@ if [[ $FLAVOUR == base ]]; then
     expect builtin '^/sys/kernel/tracing/events/errtrace_peer$' "the peer module's events under its own: no clash"
     expect_rc builtin 0 rmmod
 fi
+
+# ---- fault-attr: a driver's copy (no control language) armed by the kernel's fault_attr
+FP_PEER=$(at peer.rs 'fail_point!("peer_setup"' 'errtrace::fail_point!')
+HOP_PEER=$(at peer.rs 'set_up()?;' '?')
+expect fault-attr "${K}FAULT_INJECTION: forcing a failure\.\$" "the kernel's fault injection decides (fail=1,100,0,1)"
+expect fault-attr "${K}name fail_errtrace_peer, interval 1, probability 100, space 0, times 1\$" \
+    "the module's fault_attr, as fail= set it"
+expect fault-attr "${K}errtrace_peer: fault injected at peer_setup: ENODEV \(-19\) at ${FP_PEER}\$" \
+    'the fail point named by fail_points= injects its own code'
+BLOCK_M="${K}(errtrace_peer: )?" expect_block fault-attr \
+    'the peer init boundary reports the injected error with origin and hop' \
+    'errtrace_peer init: returning ENODEV (-19), not reported before:' \
+    '  error ENODEV (-19): No such device' \
+    "    origin: ${FP_PEER} in peer::set_up" \
+    "    via:    ${HOP_PEER}"
+expect_rc fault-attr 19 insmod
+expect fault-attr "${K}errtrace_peer: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
+    'with probability 0 (fail= not given) the point does not fail'
+expect fault-attr '^fault_attr knobs: interval probability space task-filter times verbose ' \
+    "the kernel's debugfs knobs for the module's fault_attr"
+expect fault-attr '^fault_attr: probability 0, times 1$' 'their values: the kernel defaults'
+expect fault-attr '^knobs after unload: removed$' 'the knobs go with the module'
 
 # ---- before: the same fault, init returns a bare errno; the kernel says nothing
 expect_rc before 5 insmod

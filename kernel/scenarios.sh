@@ -44,6 +44,17 @@ if grep -q '\[errtrace_builtin\]' $DDCONTROL; then
     run rmmod errtrace_peer
 fi
 
+scenario fault-attr
+# A module built as a driver ships errtrace (errtrace_peer: no control language):
+# its fail points are armed by the kernel's fault injection, a struct fault_attr
+# of the module (fail= in failslab='s format, fail_points=, debugfs knobs).
+run $INSMOD errtrace_peer.ko fail=1,100,0,1 fail_points=peer_setup
+run $INSMOD errtrace_peer.ko fail_points=peer_setup
+run sh -c "echo fault_attr knobs: \$(ls /sys/kernel/debug/fail_errtrace_peer | tr '\n' ' ')"
+run sh -c "echo fault_attr: probability \$(cat /sys/kernel/debug/fail_errtrace_peer/probability), times \$(cat /sys/kernel/debug/fail_errtrace_peer/times)"
+run rmmod errtrace_peer
+run sh -c "test -e /sys/kernel/debug/fail_errtrace_peer && echo knobs after unload: present || echo knobs after unload: removed"
+
 scenario before
 # The same driver and fault, but init hands the error back as a bare errno
 # (what a Rust module does today): the kernel prints nothing about it.

@@ -41,8 +41,13 @@ CORE_SRC=${ERRTRACE_CORE_SRC:-$REPO/crates/errtrace/src}
 # kernel build has no `std` and no `registry` (linkme); `macros` re-exports
 # #[errtrace::trace] from the proc-macro crate given with --extern; `tracepoints`
 # lets the glue forward errors and hops to the module's tracepoints; `dyndbg`
-# makes every static site a dynamic_debug descriptor.
-CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"--cfg 'feature=\"macros\"' --cfg 'feature=\"tracepoints\"' --cfg 'feature=\"dyndbg\"'"}
+# makes every static site a dynamic_debug descriptor. DRIVER_RUSTFLAGS is how a
+# driver ships errtrace (the peer module and the built-in copy): per-site flags
+# from dynamic_debug, fail points through the kernel's fault_attr
+# (module/fault_attr.c). CORE_RUSTFLAGS (the demo and its KUnit suite) adds
+# `control`, errtrace's own control language (debugfs `control`, `ctl=`).
+DRIVER_RUSTFLAGS=${ERRTRACE_DRIVER_RUSTFLAGS-"--cfg 'feature=\"macros\"' --cfg 'feature=\"tracepoints\"' --cfg 'feature=\"dyndbg\"'"}
+CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"$DRIVER_RUSTFLAGS --cfg 'feature=\"control\"'"}
 # Cargo package dir of the proc-macro crate (standalone or workspace member).
 MACROS_DIR=${ERRTRACE_MACROS_DIR:-$REPO/crates/errtrace-macros}
 MACROS_PKG=${ERRTRACE_MACROS_PKG:-errtrace-macros}
@@ -81,6 +86,9 @@ MAX_DATA_BSS_73=43008
 MAX_DATA_BSS_612=38912
 MAX_TEXT_73=65536
 MAX_TEXT_612=59392
+# errtrace's text as a driver ships it (the peer's copy: no control language),
+# on both kernels: 48 KiB.
+MAX_DRIVER_TEXT=49152
 BOOT_TIMEOUT=${ERRTRACE_BOOT_TIMEOUT:-300}
 # Per-run output (module build, initramfs, serial log); outside the repository.
 OUT=${ERRTRACE_KERNEL_OUT:-$CACHE_ROOT/run}
@@ -543,7 +551,7 @@ do_builtin() {
     {
         echo "# Written by kernel/test.sh: errtrace built into the kernel (see kernel/module/Kbuild)."
         echo "ERRTRACE_BUILTIN := 1"
-        kbuild_vars | sed 's/=/ := /'
+        CORE_RUSTFLAGS=$DRIVER_RUSTFLAGS kbuild_vars | sed 's/=/ := /'
         cat "$MODULE_SRC/Kbuild"
     } >"$stage/Kbuild"
     # Replaced (and so rebuilt) only when the sources differ from the last copy's
@@ -568,8 +576,9 @@ do_builtin() {
 do_module() {
     [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
     build_module "$RUN/module" "$RUN/module.log"
-    # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace.
-    build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
+    # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace,
+    # built as a driver ships it (no control language).
+    CORE_RUSTFLAGS=$DRIVER_RUSTFLAGS build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
     local ko expected=2
     # The KUnit suite errtrace_recorder (errtrace_kunit.ko; #[kunit_tests] needs Linux 6.13+).
     rm -rf "$RUN/kunit"
@@ -584,7 +593,7 @@ do_module() {
     for ko in "${KOS[@]}"; do echo "    $ko ($(stat -c %s "$ko") bytes)"; done
     static_branches "$RUN/module/errtrace_demo.ko"
     do_misuse
-    footprint "$RUN/module"
+    footprint "$RUN/module" "$RUN/peer"
 }
 
 # The misuses of kernel/misuse/*.rs must not compile: each is added to a copy of
@@ -630,16 +639,23 @@ static_branches() {
 # errtrace's text (the library object) and data+bss of the whole module (which
 # bounds core + recorder + the demo's sites).
 footprint() {
-    local mdir=$1 obj t d b lib_t
+    local mdir=$1 pdir=$2 obj t d b lib_t drv_t name
     # Also kept in $RUN/footprint.txt, which kernel/captures.sh copies for the guide.
     exec 3>"$RUN/footprint.txt"
     echo "    errtrace footprint (size, bytes):" | tee -a /dev/fd/3
-    for obj in "$mdir/errtrace-src/errtrace.o" "$mdir/errtrace_demo.ko"; do
+    for obj in "$mdir/errtrace-src/errtrace.o" "$mdir/errtrace_demo.ko" "$pdir/errtrace-src/errtrace.o"; do
         read -r t d b < <(size "$obj" | awk 'NR == 2 { print $1, $2, $3 }')
-        [[ $obj == */errtrace.o ]] && lib_t=$t
+        name=$(basename "$obj")
+        case $obj in
+            "$mdir"/*/errtrace.o) lib_t=$t; name="errtrace.o (demo)" ;;
+            "$pdir"/*/errtrace.o) drv_t=$t; name="errtrace.o (driver)" ;;
+        esac
         printf '      %-22s text %6d  data %6d  bss %6d  data+bss %6d\n' \
-            "$(basename "$obj")" "$t" "$d" "$b" $((d + b)) | tee -a /dev/fd/3
+            "$name" "$t" "$d" "$b" $((d + b)) | tee -a /dev/fd/3
     done
+    # The last line read was the driver's errtrace.o: the demo module's data+bss
+    # is checked below, so read it again.
+    read -r t d b < <(size "$mdir/errtrace_demo.ko" | awk 'NR == 2 { print $1, $2, $3 }')
     if [[ $FLAVOUR == debug ]]; then
         # KASAN and lockdep instrument every access: sizes say nothing about errtrace's.
         echo "    (no limits for the $FLAVOUR kernel's instrumented build)"
@@ -648,9 +664,10 @@ footprint() {
     fi
     local max_data=$MAX_DATA_BSS_612 max_text=$MAX_TEXT_612
     [[ $KVER == 7.3 ]] && { max_data=$MAX_DATA_BSS_73; max_text=$MAX_TEXT_73; }
-    echo "    limits (Linux $KVER): errtrace text <= $max_text, module data+bss <= $max_data" | tee -a /dev/fd/3
+    echo "    limits (Linux $KVER): errtrace text <= $max_text (demo, with the control language), <= $MAX_DRIVER_TEXT (driver), module data+bss <= $max_data" | tee -a /dev/fd/3
     exec 3>&-
     ((lib_t <= max_text)) || die "errtrace text $lib_t bytes > $max_text"
+    ((drv_t <= MAX_DRIVER_TEXT)) || die "errtrace text as a driver ships it: $drv_t bytes > $MAX_DRIVER_TEXT"
     ((d + b <= max_data)) || die "module data+bss $((d + b)) bytes > $max_data"
 }
 

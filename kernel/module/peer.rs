@@ -4,12 +4,23 @@
 //! duplicate symbols, each with its own sites, records and dynamic_debug entries. The same file
 //! is also built into the kernel as `errtrace_builtin` (Linux 6.13+): a copy of errtrace in
 //! vmlinux beside the modules' copies.
+//!
+//! Both are built as a driver ships errtrace: without its control language (kernel/test.sh
+//! builds their copy without the `control` feature). Their sites' print flags are
+//! dynamic_debug's, and their fail points are armed by the kernel's fault injection
+//! (`fault.rs`, `fault_attr.c`): `insmod errtrace_peer.ko fail=1,100,0,1 fail_points=peer_setup`
+//! makes `init` fail at its fail point.
 
+// The kernel's fault injection for errtrace's fail points.
+mod fault;
 // errtrace's events, under this copy's own tracefs system (errtrace_peer, errtrace_builtin).
 mod tracepoints;
 
 use errtrace::sink::{Record, Sink};
-use errtrace::{code::ENOENT, err, ResultExt};
+use errtrace::{
+    code::{ENODEV, ENOENT},
+    err, ResultExt,
+};
 use kernel::prelude::*;
 
 #[cfg(all(linux_6_13, MODULE))]
@@ -54,6 +65,13 @@ impl Sink for Printk {
 
 static PRINTK: Printk = Printk;
 
+/// The boundary of `init`, by the name this copy is loaded as.
+const INIT: &str = if cfg!(MODULE) {
+    "errtrace_peer init"
+} else {
+    "errtrace_builtin init"
+};
+
 /// How many errors `init` makes.
 const ERRORS: u32 = 100;
 
@@ -70,10 +88,27 @@ fn find(i: u32) -> errtrace::Result<u32> {
     Ok(v)
 }
 
+/// What `init` sets up before its errors: a fail point the kernel's fault injection can arm.
+fn set_up() -> errtrace::Result {
+    errtrace::fail_point!("peer_setup", ENODEV);
+    Ok(())
+}
+
+#[errtrace::trace]
+fn start() -> errtrace::Result {
+    set_up()?;
+    Ok(())
+}
+
 impl kernel::Module for ErrtracePeer {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let _ = errtrace::sink::set_sink(&PRINTK);
         tracepoints::install();
+        fault::install()?;
+        if let Err(code) = errtrace::boundary(INIT, start()) {
+            fault::remove();
+            return Err(Error::from_errno(code.to_errno()));
+        }
         let mut recorded = 0;
         for i in 0..ERRORS {
             if let Err(e) = find(i).trace() {
@@ -98,6 +133,7 @@ impl kernel::Module for ErrtracePeer {
 
 impl Drop for ErrtracePeer {
     fn drop(&mut self) {
+        fault::remove();
         errtrace::policy::flush_suppressed();
         pr_info!("unloaded\n");
     }
