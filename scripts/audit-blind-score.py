@@ -9,7 +9,8 @@ first run) and is scored against the labels, which were written before any run:
 
 - recall: labelled silent paths (default report: not returned to user space) that a finding
   reports: a finding at the label's line (or up to eight lines after it: the `)?;` of the same
-  call), or whose chain passes that line (a step's line or one of its `also_at` lines);
+  call), or whose chain passes that line (a step's line or one of its `also_at` lines), or
+  that names the line as another place its error enters the driver (`also_enters`);
 - precision: default findings that match a labelled path are true, those at a line the reader
   listed as not silent are false; then `judged-after.json` and `<driver>.judged-after.json`
   (findings judged after they were seen, not blind); any other finding is counted as unjudged
@@ -61,11 +62,14 @@ def touches(finding, file, line):
         return True
     # A chain step's line, and the other lines of that function the same error passes
     # (`also_at`: further calls of the same callee).
-    return any(
+    if any(
         near(c.get("file"), step, file, line)
         for c in finding.get("chain", [])
         for step in [c.get("line", -1), *c.get("also_at", [])]
-    )
+    ):
+        return True
+    # An origin in the kernel crate: the other places its error enters the driver unlogged.
+    return any(near(e.get("file"), e.get("line", -1), file, line) for e in finding.get("also_enters", []))
 
 
 def in_driver(f, prefix):
@@ -78,7 +82,9 @@ def in_driver(f, prefix):
         return None
     # Chain steps outside the driver keep their tree paths.
     chain = [dict(c, file=c["file"] or o.get("file")) for c, o in zip(chain, f.get("chain", []))]
-    return dict(f, file=strip(f["file"]) or f["file"], chain=chain, outside=strip(f["file"]) is None)
+    enters = [dict(e, file=strip(e.get("file")) or e.get("file")) for e in f.get("also_enters", [])]
+    return dict(f, file=strip(f["file"]) or f["file"], chain=chain, also_enters=enters,
+                outside=strip(f["file"]) is None)
 
 
 def staged(tree, path):

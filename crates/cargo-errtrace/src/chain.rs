@@ -1,11 +1,12 @@
 //! The cross-file analysis: origins, hops, boundaries and silent chains; the deferred checks.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 
-use crate::findings::{BoundaryInfo, ChainStep, Finding, Kind};
+use crate::findings::{Finding, Kind};
 use crate::logging::Names;
 use crate::model::{Boundary, CheckKind, FileSummary, How, Site, Target};
 use crate::resolve::{FnId, Index, Resolution};
+use crate::silent::Origin;
 
 /// The output of the analysis: findings (suppressions applied) and how many were suppressed.
 pub struct Analysis {
@@ -19,13 +20,6 @@ pub struct Analysis {
     pub functions: u64,
     /// Number of boundary functions.
     pub boundaries: u64,
-}
-
-struct Origin {
-    site: u32,
-    what: String,
-    /// An overflow or conversion guard (see `extract::guard`).
-    guard: bool,
 }
 
 /// Run the whole-tree analysis over the summaries.
@@ -331,6 +325,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 chain: Vec::new(),
                 boundary: None,
                 also_reaches: Vec::new(),
+                also_enters: Vec::new(),
                 guard: false,
             });
         }
@@ -347,90 +342,23 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         }
     }
 
-    // Silent chains: from every boundary, follow unlogged hops breadth-first; every unlogged
-    // origin in a reached function is one finding per (origin, boundary).
-    let mut stamp: Vec<u32> = vec![u32::MAX; n];
-    let mut parent: Vec<(FnId, u32)> = vec![(FnId::MAX, 0); n];
-    let mut queue: VecDeque<FnId> = VecDeque::new();
-    for (bi, &b) in boundaries.iter().enumerate() {
-        let mark = bi as u32;
-        if let Some(s) = stamp.get_mut(b as usize) {
-            *s = mark;
-        }
-        queue.clear();
-        queue.push_back(b);
-        while let Some(f) = queue.pop_front() {
-            for o in origins.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(finding) = chain_finding(&index, &kinds, &parent, &edges, b, f, o) {
-                    findings.push(finding);
-                }
-            }
-            for &(t, site) in edges.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                let ti = t as usize;
-                if stamp.get(ti).is_some_and(|s| *s != mark) {
-                    stamp[ti] = mark;
-                    parent[ti] = (f, site);
-                    queue.push_back(t);
-                }
-            }
-        }
-    }
+    // Silent chains: from every boundary, follow unlogged hops to unlogged origins.
+    findings.extend(crate::silent::chains(
+        &index,
+        files,
+        &kinds,
+        &edges,
+        &origins,
+        &boundaries,
+    ));
 
     Analysis {
-        findings: once_per_origin(findings),
+        findings: crate::silent::once_per_origin(findings, files),
         suppressed,
         acknowledged,
         functions: n as u64,
         boundaries: boundaries.len() as u64,
     }
-}
-
-/// One silent-chain finding per origin: the one with the shortest chain (its nearest boundary;
-/// a driver's callback before the subsystem adapter that calls it), naming the other
-/// boundaries it reaches in `also_reaches`. One unlogged origin is one thing to fix. A boundary
-/// where nothing reaches user space comes before an entry from user space, whatever the length:
-/// an errno that is also a system call's result is still lost on the other way.
-fn once_per_origin(findings: Vec<Finding>) -> Vec<Finding> {
-    // Groups in order of first appearance; other findings keep their places.
-    let mut slots: Vec<Vec<Finding>> = Vec::new();
-    let mut group_of: HashMap<(String, u32, u32), usize> = HashMap::new();
-    for f in findings {
-        if f.kind != Kind::SilentChain {
-            slots.push(vec![f]);
-            continue;
-        }
-        let key = (f.file.clone(), f.line, f.column);
-        match group_of.get(&key) {
-            Some(&g) => {
-                if let Some(v) = slots.get_mut(g) {
-                    v.push(f);
-                }
-            }
-            None => {
-                group_of.insert(key, slots.len());
-                slots.push(vec![f]);
-            }
-        }
-    }
-    slots
-        .into_iter()
-        .filter_map(|mut group| {
-            let nearest = (0..group.len()).min_by_key(|&i| {
-                let to_user = group[i].boundary.as_ref().is_some_and(|b| b.user_space);
-                (to_user, group[i].chain.len())
-            })?;
-            let mut kept = group.swap_remove(nearest);
-            for other in group {
-                if let Some(b) = other.boundary {
-                    if !kept.also_reaches.contains(&b.function) {
-                        kept.also_reaches.push(b.function);
-                    }
-                }
-            }
-            kept.also_reaches.sort();
-            Some(kept)
-        })
-        .collect()
 }
 
 fn made_text(site: &Site) -> String {
@@ -444,91 +372,4 @@ fn made_text(site: &Site) -> String {
         How::Tail => format!("{what} made here and returned as the tail expression"),
         How::Rethrow => "error re-thrown here".to_string(),
     }
-}
-
-fn chain_finding(
-    index: &Index<'_>,
-    kinds: &[Option<Boundary>],
-    parent: &[(FnId, u32)],
-    edges: &[Vec<(FnId, u32)>],
-    boundary: FnId,
-    at: FnId,
-    o: &Origin,
-) -> Option<Finding> {
-    let func = index.func(at)?;
-    let file = index.file_of(at)?;
-    let site = func.sites.get(o.site as usize)?;
-    let mut chain = vec![ChainStep {
-        file: file.path.clone(),
-        line: site.pos.line,
-        function: func.display.clone(),
-        also_at: Vec::new(),
-    }];
-    let mut cur = at;
-    let mut guard = 0usize;
-    while cur != boundary {
-        let (p, s) = *parent.get(cur as usize)?;
-        let pf = index.func(p)?;
-        let pfile = index.file_of(p)?;
-        let ps = pf.sites.get(s as usize)?;
-        // The parent's other unlogged calls of the same function.
-        let mut also_at: Vec<u32> = edges
-            .get(p as usize)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .filter(|(t, other)| *t == cur && *other != s)
-            .filter_map(|(_, other)| pf.sites.get(*other as usize).map(|x| x.pos.line))
-            .filter(|l| *l != ps.pos.line)
-            .collect();
-        also_at.sort_unstable();
-        also_at.dedup();
-        chain.push(ChainStep {
-            file: pfile.path.clone(),
-            line: ps.pos.line,
-            function: pf.display.clone(),
-            also_at,
-        });
-        cur = p;
-        guard += 1;
-        if guard > index.fns.len() {
-            return None;
-        }
-    }
-    let bf = index.func(boundary)?;
-    let kind = (*kinds.get(boundary as usize)?)?;
-    let hops = chain.len() - 1;
-    let message = if hops == 0 {
-        format!(
-            "{}, leaves {} `{}` without a log line",
-            o.what,
-            kind.describe(),
-            bf.display
-        )
-    } else {
-        format!(
-            "{} reaches {} `{}` through {hops} unlogged hop{} without a log line",
-            o.what,
-            kind.describe(),
-            bf.display,
-            if hops == 1 { "" } else { "s" }
-        )
-    };
-    Some(Finding {
-        kind: Kind::SilentChain,
-        file: file.path.clone(),
-        line: site.pos.line,
-        column: site.pos.column,
-        function: func.display.clone(),
-        message,
-        chain,
-        boundary: Some(BoundaryInfo {
-            function: bf.display.clone(),
-            kind: kind.describe().to_string(),
-            fate: kind.fate().to_string(),
-            user_space: matches!(kind, Boundary::FileOp | Boundary::DrmIoctl | Boundary::ConfigfsOp),
-        }),
-        also_reaches: Vec::new(),
-        guard: o.guard,
-    })
 }

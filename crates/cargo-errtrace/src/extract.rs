@@ -360,6 +360,7 @@ impl<'n, 't> Walker<'n, 't> {
             chain: Vec::new(),
             boundary: None,
             also_reaches: Vec::new(),
+            also_enters: Vec::new(),
             guard: false,
         });
     }

@@ -83,6 +83,17 @@ pub struct ChainStep {
     pub also_at: Vec<u32>,
 }
 
+/// A place where an error made in a depended-on crate enters the calling crate.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Entry {
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// The calling function.
+    pub function: String,
+}
+
 /// The boundary a silent chain ends at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BoundaryInfo {
@@ -122,6 +133,11 @@ pub struct Finding {
     /// at its nearest boundary).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub also_reaches: Vec<String>,
+    /// For a silent chain whose origin is in a crate the caller depends on (a kernel-crate
+    /// function a driver calls): the other places where the same error enters a calling crate
+    /// unlogged, each the start of its own silent path (the chain shows one of them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_enters: Vec<Entry>,
     /// For a silent chain: its origin is an overflow or conversion guard
     /// (`a.checked_add(b).ok_or(EOVERFLOW)?`, `u32::try_from(n)?`). Listed only with `--guards`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -25,6 +25,7 @@ pub mod model;
 pub mod output;
 pub mod parse;
 pub mod resolve;
+mod silent;
 pub mod suppress;
 pub mod testonly;
 pub mod wrappers;

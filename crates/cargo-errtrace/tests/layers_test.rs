@@ -6,7 +6,7 @@
 //!   |
 //! output           output (human, JSON, SARIF)
 //!   |
-//! analysis         extract (per file: syntax to summary), resolve, explained, chain (cross-file)
+//! analysis         extract (per file: syntax to summary), resolve, explained, silent, chain (cross-file)
 //!   |
 //! model            model (the per-file summary), logging (what counts as a log), wrappers
 //!   |
@@ -31,6 +31,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("extract", 2),
     ("resolve", 2),
     ("explained", 2),
+    ("silent", 2),
     ("chain", 2),
     ("output", 3),
     ("cli", 4),

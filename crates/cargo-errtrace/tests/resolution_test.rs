@@ -298,3 +298,52 @@ fn re_exported_types_resolve_in_tree() {
         .collect();
     assert_eq!(chains, [("node/wrapper.rs", 4)], "{:#?}", r.findings);
 }
+
+/// An error a depended-on crate makes without a log line (a kernel-crate helper such as
+/// `read_poll_timeout`), brought into a driver at several places: one finding for the origin,
+/// naming every place it enters the driver unlogged (before: one search tree passed one of
+/// them, and the others were not named; the blind Linux 7.3 corpus missed nova-core's
+/// eight `read_poll_timeout` paths with the kernel crate).
+#[test]
+fn an_origin_in_a_depended_on_crate_names_every_entry() {
+    let r = audit_tree(
+        "entries",
+        &[
+            ("kernel/lib.rs", "pub mod poll;\npub mod prelude;\n"),
+            ("kernel/prelude.rs", "pub use crate::poll::wait;\n"),
+            (
+                "kernel/poll.rs",
+                "pub fn wait(ready: bool) -> Result<()> {\n    if ready {\n        return Ok(());\n    }\n    \
+                 Err(ETIMEDOUT)\n}\n",
+            ),
+            (
+                "rust_demo.rs",
+                "use kernel::prelude::*;\nstruct Demo;\nimpl kernel::Module for Demo {\n    \
+                 fn init(_m: &'static ThisModule) -> Result<Self> {\n        reset()?;\n        \
+                 boot()?;\n        Ok(Demo)\n    }\n}\n\
+                 fn reset() -> Result<()> {\n    kernel::poll::wait(false)?;\n    Ok(())\n}\n\
+                 fn boot() -> Result<()> {\n    kernel::poll::wait(true)\n}\n",
+            ),
+        ],
+    );
+    let chains: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain && f.file == "kernel/poll.rs")
+        .collect();
+    assert_eq!(chains.len(), 1, "{:#?}", r.findings);
+    let f = chains[0];
+    let mut entries: Vec<(String, u32)> = f
+        .chain
+        .iter()
+        .filter(|s| s.file == "rust_demo.rs" && s.function != "rust_demo::Demo::init")
+        .map(|s| (s.file.clone(), s.line))
+        .chain(f.also_enters.iter().map(|e| (e.file.clone(), e.line)))
+        .collect();
+    entries.sort();
+    assert_eq!(
+        entries,
+        [("rust_demo.rs".to_string(), 11), ("rust_demo.rs".to_string(), 15)],
+        "{f:#?}"
+    );
+}

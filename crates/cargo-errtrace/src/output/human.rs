@@ -173,6 +173,17 @@ fn finding_diagnostic(
         let list: Vec<String> = f.also_reaches.iter().map(|b| format!("`{b}`")).collect();
         notes.push(format!("the same error also reaches {}", list.join(", ")));
     }
+    if !f.also_enters.is_empty() {
+        let list: Vec<String> = f
+            .also_enters
+            .iter()
+            .map(|e| format!("{}:{} in `{}`", e.file, e.line, e.function))
+            .collect();
+        notes.push(format!(
+            "the same error also enters unlogged at {}",
+            list.join(", ")
+        ));
+    }
     notes.push(format!(
         "to accept this, add `// errtrace-audit: allow({}) <reason>` on or above line {}",
         f.kind, f.line
