@@ -64,7 +64,7 @@
 //! feature (on by default). Without it, this module keeps what reads the sites ([`sites`],
 //! [`site_count`], [`SiteRef::counters`]) and a platform controls them with its own facilities:
 //! the Linux glue sets the print flags from dynamic_debug's and arms fail points through the
-//! kernel's `fault_attr` ([`platform::set_fault_hook`](crate::platform::set_fault_hook)).
+//! kernel's `fault_attr` ([`fault::set_platform_hook`](crate::fault::set_platform_hook)).
 
 // Public only for the fuzz target and the property tests, which parse without applying.
 #[cfg(feature = "control")]

@@ -246,14 +246,11 @@ impl Error {
         }
         let seq = (bits >> SEQ_SHIFT) as u32;
         // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
-        // down), so one pointer comparison tells.
-        if RECORDER
-            .location_owned(seq)
-            .is_some_and(|l| core::ptr::eq(l, location))
-        {
+        // down), so one pointer comparison tells; only an event without hops is compared.
+        if !RECORDER.hop_owned_unless_made_at(seq, location) {
             return Error(this.0);
         }
-        record_hop_inline(bits, location, None);
+        announce_hop(bits, location);
         Error(this.0 | HOPPED)
     }
 
@@ -413,6 +410,13 @@ fn record_hop_inline(
 ) {
     let seq = (bits >> SEQ_SHIFT) as u32;
     RECORDER.hop_owned(seq, location, message);
+    announce_hop(bits, location);
+}
+
+/// Tells the tracer (SDT probe, tracepoint hook) of a hop the recorder took.
+#[inline(always)]
+fn announce_hop(bits: u64, location: &'static Location<'static>) {
+    let seq = (bits >> SEQ_SHIFT) as u32;
     let code = Code::new((bits & crate::error::CODE_MASK) as u16).unwrap_or(crate::code::EIO);
     crate::probe::hop(code, ((bits >> SITE_SHIFT) & 0xFFFF) as u32, seq, location);
 }

@@ -246,6 +246,18 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
+    /// Appends a hop at `location` to the live event `seq` unless it has none yet and was made
+    /// there (owner only); returns whether it appended.
+    #[inline(always)]
+    pub(crate) fn hop_owned_unless_made_at(
+        &self,
+        seq: u32,
+        location: &'static Location<'static>,
+    ) -> bool {
+        self.slot(seq)
+            .is_some_and(|slot| slot.hop_owned_unless_made_at(location))
+    }
+
     /// Counts the live event `seq`, which took a hop, at its site ("propagated"), in the
     /// counters of `shard` (the releasing context's); its owner calls this before releasing it.
     pub(crate) fn travelled(&self, seq: u32, shard: Shard) {
@@ -265,12 +277,6 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     pub(crate) fn origin_owned(&self, seq: u32) -> Option<Origin> {
         let slot = self.slot(seq)?;
         origin_of(slot.loc(), slot.site().map(|state| SiteRef { state }))
-    }
-
-    /// The exact origin location of the live event `seq`, for location sites (owner only).
-    #[inline]
-    pub(crate) fn location_owned(&self, seq: u32) -> Option<&'static Location<'static>> {
-        self.slot(seq)?.loc()
     }
 
     /// The CPU that made the live event `seq` (owner only).

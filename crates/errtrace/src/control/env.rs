@@ -11,7 +11,7 @@ use core::sync::atomic::Ordering;
 /// With `std`: applies the `ERRTRACE` environment variable and the file named by
 /// `ERRTRACE_FILE`, once per process (later calls do nothing), and arranges for the messages
 /// rate limits still hold back to be reported when the calling thread ends (for `main`'s thread:
-/// when the process exits). The first [`apply`] or [`list`]
+/// when the process exits). The first [`apply`] or [`list`](super::list)
 /// calls it; call it (or [`crate::init`]) at start-up so that the queries stand before the
 /// first error. Making an error never reads the environment or a file.
 ///

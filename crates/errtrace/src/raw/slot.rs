@@ -237,6 +237,31 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         message: Option<&'static str>,
     ) {
         let st = self.state.load(Ordering::Relaxed);
+        self.append_hop(st, location, message);
+    }
+
+    /// Appends a hop at `location` (owner only, as [`hop_owned`](Self::hop_owned)) unless the
+    /// event has no hop yet and its origin is `location`: an error a conversion made at a `?`
+    /// takes no hop at that `?`. Only the first hop reads the origin. Returns whether it
+    /// appended.
+    #[inline(always)]
+    pub(crate) fn hop_owned_unless_made_at(&self, location: &'static Location<'static>) -> bool {
+        let st = self.state.load(Ordering::Relaxed);
+        if st & COUNT == 0 && self.loc().is_some_and(|l| core::ptr::eq(l, location)) {
+            return false;
+        }
+        self.append_hop(st, location, None);
+        true
+    }
+
+    /// Writes hop number `st & COUNT` and publishes the count (owner only).
+    #[inline(always)]
+    fn append_hop(
+        &self,
+        st: u32,
+        location: &'static Location<'static>,
+        message: Option<&'static str>,
+    ) {
         let count = st & COUNT;
         if let Some(cell) = self.hops.get(count as usize) {
             cell.loc.store(Some(location), Ordering::Relaxed);
