@@ -107,6 +107,9 @@ struct Walker<'n, 't> {
     fns: Vec<FnCtx>,
     /// Per open block: an earlier statement contains a logging call.
     frames: Vec<bool>,
+    /// Logging calls seen inside blocks that end by leaving (`if bad { dev_err!(…); return
+    /// Err(EINVAL); }`): they log that way out only, not what comes after the block.
+    diverging_logs: u32,
     /// Per open block: the names the earlier statements that log mention (`dev_err!(dev,
     /// "…", ret)`, `if ret < 0 { dev_err!(…) }`): a log about that value.
     logged_values: Vec<Vec<String>>,
@@ -197,6 +200,7 @@ impl<'n, 't> Walker<'n, 't> {
             impls: Vec::new(),
             fns: Vec::new(),
             frames: Vec::new(),
+            diverging_logs: 0,
             logged_values: Vec::new(),
             rethrow: Vec::new(),
             test_depth: 0,

@@ -43,6 +43,8 @@ const EXPECTED: &[Row] = &[
     ("dyn_field.rs", 1, 0, 0, 0, 0, 3, 0),
     ("err_macro_quiet.rs", 1, 0, 0, 0, 0, 2, 0),
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
+    ("logged_then_left.rs", 2, 0, 0, 0, 0, 7, 3),
+    ("and_then_closure.rs", 1, 0, 0, 0, 0, 4, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
@@ -503,6 +505,21 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// A log in a block that returns, or attached to a `?`'s error, does not credit what follows;
+/// a log in a block that goes on does (nova-core's FWSEC signature and bootloader, measured
+/// blind).
+#[test]
+fn a_log_on_the_way_out_logs_only_that_way() {
+    assert_finding_lines("logged_then_left.rs", &[12, 20]);
+}
+
+/// An `and_then` closure that makes an error is an origin at the `?`, beside the receiver's
+/// (logged) error; a closure that only calls adds none.
+#[test]
+fn an_error_made_in_an_and_then_closure() {
+    assert_finding_lines("and_then_closure.rs", &[10]);
 }
 
 /// Names bound by a tuple-variant pattern have the variant's field type: each arm's `run` is

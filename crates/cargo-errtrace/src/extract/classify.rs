@@ -252,6 +252,34 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// An error made inside an `and_then` closure of `e`'s adapter chain
+    /// (`bios.sigs(&desc).and_then(|s| s.get(i).ok_or(EINVAL))?`): a second source of the
+    /// error besides the receiver's, with whether a log is attached to it. Only an error made
+    /// there (`ok_or`, `Err`, an origin function) counts: a call in the closure is its own
+    /// hop, recorded where the closure's `?` is.
+    pub(super) fn closure_made(&self, e: &Expr) -> Option<(Target, bool)> {
+        let mut cur = strip(e);
+        while let Expr::MethodCall(m) = cur {
+            if m.method == "and_then" {
+                if let Some(Expr::Closure(c)) = m.args.last().map(strip) {
+                    if let (Some(t @ (Target::Made | Target::OriginFn(_))), a) =
+                        self.classify(block_value(&c.body))
+                    {
+                        return Some((t, a));
+                    }
+                }
+            }
+            let role =
+                self.names
+                    .method_role(&m.method.to_string(), first_arg_is_text(&m.args), m.args.len());
+            if role != MethodRole::PassesOn && m.method != "and_then" {
+                return None;
+            }
+            cur = strip(&m.receiver);
+        }
+        None
+    }
+
     /// `GspSeqCmd::RegWrite(cmd) => cmd.run(…)`: the names a tuple-variant pattern binds have
     /// the variant's field types (the file's own enums; `Self::V(x)` and a bare `V(x)` too),
     /// for method calls on them.

@@ -29,6 +29,9 @@ impl Walker<'_, '_> {
                 self.note_init_args(e);
             }
         }
+        if let Some((made, logged)) = self.closure_made(e) {
+            self.push_site_with_before(p, how, made, logged, before);
+        }
     }
 
     /// Records, on the site just pushed, the call arguments of `e` (through pass-through

@@ -784,3 +784,15 @@ pub(super) fn pin_init_initialiser(c: &syn::ExprCall) -> Option<&Expr> {
         p.path.segments.len() >= 2 && super::PIN_INIT_CALLS.contains(&last_seg(&p.path).as_str());
     constructor.then(|| initialiser_arg(&c.args)).flatten()
 }
+
+/// Whether the block ends by leaving it for good: its last statement is a `return`, `break` or
+/// `continue` (what comes after the block is not reached through it).
+pub(super) fn block_leaves(b: &syn::Block) -> bool {
+    matches!(
+        b.stmts.last(),
+        Some(syn::Stmt::Expr(
+            Expr::Return(_) | Expr::Break(_) | Expr::Continue(_),
+            _
+        ))
+    )
+}

@@ -183,10 +183,15 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.frames.push(false);
         self.logged_values.push(Vec::new());
+        let (logs_at_start, diverging_at_start) = (self.out.log_calls, self.diverging_logs);
         for s in &b.stmts {
             let before = self.out.log_calls;
+            let diverging_before = self.diverging_logs;
             self.visit_stmt(s);
-            if self.out.log_calls > before {
+            // Logs of this statement outside the blocks in it that leave the function.
+            let logs = self.out.log_calls.wrapping_sub(before);
+            let left = self.diverging_logs.wrapping_sub(diverging_before);
+            if logs > left {
                 if let Some(f) = self.frames.last_mut() {
                     *f = true;
                 }
@@ -195,6 +200,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     v.extend(names);
                 }
             }
+        }
+        if block_leaves(b) {
+            // Every log in this block is on its way out: none logs what follows it.
+            let logs = self.out.log_calls.wrapping_sub(logs_at_start);
+            let counted = self.diverging_logs.wrapping_sub(diverging_at_start);
+            self.diverging_logs = self.diverging_logs.wrapping_add(logs.saturating_sub(counted));
         }
         self.frames.pop();
         self.logged_values.pop();
@@ -239,8 +250,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
 
     fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
         self.out.question_marks += 1;
+        let mut on_the_way_out = false;
         if self.test_depth == 0 && !self.fns.is_empty() {
             let (target, attached) = self.classify(&t.expr);
+            // `.inspect_err(|e| dev_err!(…))?`: the log runs only when the error leaves here.
+            on_the_way_out = attached;
             // `to_result(ret)?` after a log about `ret`.
             let attached = attached || self.value_logged_before(&t.expr);
             if let Some(target) = target {
@@ -251,8 +265,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 self.guard_call = false;
                 self.note_init_args(&t.expr);
             }
+            if let Some((made, logged)) = self.closure_made(&t.expr) {
+                self.add_site(pos(t.question_token.span), How::Try, made, logged);
+            }
         }
+        let (logs_before, diverging_before) = (self.out.log_calls, self.diverging_logs);
         visit::visit_expr_try(self, t);
+        if on_the_way_out {
+            // The logs attached to this `?`'s error run only on its way out: what follows is
+            // not logged by them.
+            let logs = self.out.log_calls.wrapping_sub(logs_before);
+            let counted = self.diverging_logs.wrapping_sub(diverging_before);
+            self.diverging_logs = self.diverging_logs.wrapping_add(logs.saturating_sub(counted));
+        }
     }
 
     fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
