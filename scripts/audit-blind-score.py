@@ -18,6 +18,10 @@ first run) and is scored against the labels, which were written before any run:
 
 With --check, exits 1 when a finding is unjudged, or recall or precision is below 80 %.
 
+With --kernel-crate, scores the kernel crate's own labels instead (`rust_kernel_{a,b,c}`: three
+parts of rust/kernel, labelled the same way): `rust/` is audited alone, once, and each part is
+scored on the findings whose origin is in its files.
+
 Findings that are overflow guards (listed with --guards) are not scored, as in the first run.
 
 With --with-kernel, each driver is audited together with the kernel crate (`rust/`, generated
@@ -51,6 +55,10 @@ DRIVERS = [
     ("binder", "drivers/android/binder"),
 ]
 KINDS = ("silent-chain", "discarded", "swallowed")
+# The kernel crate, labelled on its own in three parts (label file name -> its part of the crate):
+# audited once as `rust/` (the kernel crate with its sibling crates), each part scored on the
+# findings whose origin is in its files.
+KERNEL_PARTS = ["rust_kernel_a", "rust_kernel_b", "rust_kernel_c"]
 
 
 def near(f_file, f_line, file, line):
@@ -100,11 +108,7 @@ def staged(tree, path):
     return d
 
 
-def score(name, path, tree, audit, with_kernel):
-    labels = json.load(open(os.path.join(CORPUS, f"{name}.labels.json")))
-    stage = staged(tree, path) if with_kernel else None
-    target = stage or os.path.join(tree, path)
-    prefix = (path.rstrip("/") + "/" if os.path.isdir(os.path.join(tree, path)) else os.path.dirname(path) + "/") if stage else ""
+def run_audit(audit, target):
     out = subprocess.run(
         [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"],
         capture_output=True,
@@ -112,15 +116,51 @@ def score(name, path, tree, audit, with_kernel):
     )
     if out.returncode not in (0, 1):
         sys.exit(f"audit failed on {target} ({out.returncode}): {out.stderr}")
-    if stage:
-        shutil.rmtree(stage)
-    findings = [
-        g
-        for f in json.loads(out.stdout)["findings"]
-        if f["kind"] in KINDS and (g := in_driver(f, prefix)) is not None
-    ]
+    return json.loads(out.stdout)["findings"]
+
+
+_KERNEL_RUN = {}
+
+
+def kernel_findings(tree, audit):
+    """The audit of `rust/` alone (once per run of this script), paths relative to rust/kernel."""
+    if "findings" not in _KERNEL_RUN:
+        stage = staged(tree, "rust")
+        try:
+            found = run_audit(audit, stage)
+        finally:
+            shutil.rmtree(stage)
+        _KERNEL_RUN["findings"] = [
+            g for f in found if f["kind"] in KINDS and (g := in_driver(f, "rust/kernel/")) is not None
+        ]
+    return _KERNEL_RUN["findings"]
+
+
+def score(name, path, tree, audit, with_kernel):
+    labels = json.load(open(os.path.join(CORPUS, f"{name}.labels.json")))
+    if name in KERNEL_PARTS:
+        # The kernel crate itself: the same run with or without --with-kernel; a part's findings
+        # are those whose origin is in its files (any finding may match its labels).
+        every = kernel_findings(tree, audit)
+        own = set(labels["files"])
+        return tally(name, labels, every, [f for f in every if f["file"] in own])
+    stage = staged(tree, path) if with_kernel else None
+    target = stage or os.path.join(tree, path)
+    prefix = (path.rstrip("/") + "/" if os.path.isdir(os.path.join(tree, path)) else os.path.dirname(path) + "/") if stage else ""
+    try:
+        found = run_audit(audit, target)
+    finally:
+        if stage:
+            shutil.rmtree(stage)
+    findings = [g for f in found if f["kind"] in KINDS and (g := in_driver(f, prefix)) is not None]
+    return tally(name, labels, findings, findings)
+
+
+def tally(name, labels, findings, scored):
+    """Recall of `labels` over `findings`; precision over `scored` (the findings that are this
+    label file's to judge)."""
     default = [
-        f for f in findings if not f.get("guard") and not (f.get("boundary") or {}).get("user_space")
+        f for f in scored if not f.get("guard") and not (f.get("boundary") or {}).get("user_space")
     ]
     paths = [p for p in labels["paths"] if p["kind"] in KINDS and not p.get("user_space")]
     found = [p for p in paths if any(touches(f, p["file"], p["line"]) for f in findings)]
@@ -177,8 +217,12 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--driver", action="append", metavar="NAME=PATH",
                     help="score only this driver (NAME.labels.json, PATH in the tree); repeatable")
+    ap.add_argument("--kernel-crate", action="store_true",
+                    help="score the kernel crate's own labels (rust/kernel, three parts) instead")
     a = ap.parse_args()
     drivers = [tuple(d.split("=", 1)) for d in a.driver] if a.driver else DRIVERS
+    if a.kernel_crate:
+        drivers = [(n, "rust/kernel") for n in KERNEL_PARTS]
     rows = [score(n, p, a.tree, a.audit, a.with_kernel) for n, p in drivers]
     print("| driver | labelled | found | recall | findings | true | false | unjudged | precision (judged) "
           "| naming the origin |")
