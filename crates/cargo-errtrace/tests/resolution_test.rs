@@ -346,4 +346,7 @@ fn an_origin_in_a_depended_on_crate_names_every_entry() {
         [("rust_demo.rs".to_string(), 11), ("rust_demo.rs".to_string(), 15)],
         "{f:#?}"
     );
+    // SARIF names the other entry among the result's related locations.
+    let sarif = errtrace_audit::output::sarif::render(&r);
+    assert!(sarif.contains("also enters unlogged in `rust_demo::"), "{sarif}");
 }

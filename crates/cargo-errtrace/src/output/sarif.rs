@@ -82,22 +82,28 @@ fn result(f: &Finding, fingerprint: &str) -> Value {
             .map(|s| json!({ "location": location(&s.file, s.line, None, Some(format!("in `{}`", s.function))) }))
             .collect();
         r["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
-        r["relatedLocations"] = Value::Array(
-            f.chain
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let mut l = location(
-                        &s.file,
-                        s.line,
-                        None,
-                        Some(format!("step {}: `{}`", i + 1, s.function)),
-                    );
-                    l["id"] = json!(i);
-                    l
-                })
-                .collect(),
-        );
+        let steps = f.chain.iter().enumerate().map(|(i, s)| {
+            let mut l = location(
+                &s.file,
+                s.line,
+                None,
+                Some(format!("step {}: `{}`", i + 1, s.function)),
+            );
+            l["id"] = json!(i);
+            l
+        });
+        // The other places where the same error enters the calling crate unlogged.
+        let entries = f.also_enters.iter().enumerate().map(|(k, e)| {
+            let mut l = location(
+                &e.file,
+                e.line,
+                None,
+                Some(format!("also enters unlogged in `{}`", e.function)),
+            );
+            l["id"] = json!(f.chain.len() + k);
+            l
+        });
+        r["relatedLocations"] = Value::Array(steps.chain(entries).collect());
     }
     r
 }
