@@ -107,9 +107,9 @@ audit_corpus() {
     return $rc
 }
 
-# The audit on seven Linux 7.3 drivers labelled blind (crates/cargo-errtrace/corpus/linux-7.3-blind),
-# each with the kernel crate, from the base kernel's tree: fails when a finding is unjudged, or
-# recall or precision drops below 80 %.
+# The audit on Linux 7.3's drivers and samples labelled blind (crates/cargo-errtrace/corpus/linux-7.3-blind),
+# each with the kernel crate, and on the kernel crate's own labels, from the base kernel's tree:
+# fails when a finding is unjudged, or recall or precision drops below 80 %.
 audit_blind() {
     if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
         echo "skipped: ERRTRACE_SKIP_KERNEL=1 (the drivers are the kernel step's tree)"
@@ -118,7 +118,10 @@ audit_blind() {
     local out="${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}"
     cargo build -q --release -p cargo-errtrace
     python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --with-kernel \
-        --audit target/release/cargo-errtrace --check
+        --audit target/release/cargo-errtrace --check &&
+        # The kernel crate's own labels (rust/kernel in three parts), rust/ audited alone.
+        python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --kernel-crate \
+            --audit target/release/cargo-errtrace --check
 }
 
 step "install tools" install_tools

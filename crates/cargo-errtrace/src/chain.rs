@@ -172,6 +172,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                             }
                         }
                     }
+                    // The implementer's code, outside the tree (a trait of this crate that
+                    // only its users implement): its error is theirs.
+                    Resolution::NotFound if index.implementer_outside(callee, id) => {}
                     r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {
                         // Returned or the tail: the function returns a `Result`, so the call's
                         // value is that `Result`, and its error leaves as with `?`.
@@ -215,6 +218,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     let in_tree = match index.resolve(callee, id) {
                         // The callee logged its failure already: nothing is lost.
                         Resolution::Resolved(t) if self_logging.contains(&t) => continue,
+                        // It cannot fail: nothing is thrown away.
+                        Resolution::Resolved(t) if !index.can_fail(t) => continue,
                         Resolution::Resolved(t) if index.returns_result(t) => Some(format!(
                             "in-tree `{}`",
                             index.func(t).map(|f| f.display.as_str()).unwrap_or("")
@@ -257,6 +262,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     // crate when every one returns `Result` (`alloc.reserve_existing(…)` on a
                     // range allocator with an array and a tree implementation).
                     let what = match resolution {
+                        // It cannot fail: nothing is replaced.
+                        Resolution::Resolved(t) if !index.can_fail(t) => continue,
                         Resolution::Resolved(t) if index.returns_result(t) => {
                             index.func(t).map(|f| f.display.clone()).unwrap_or_default()
                         }

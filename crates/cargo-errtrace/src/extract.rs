@@ -30,6 +30,7 @@ mod boundary;
 mod classify;
 mod guard;
 mod inspect;
+mod macro_items;
 mod ops;
 mod returns;
 mod syntax;
@@ -62,6 +63,7 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
                 .flat_map(|(s, fs)| fs.iter().map(move |f| (s.clone(), f.name.clone(), f.ty.clone())))
                 .collect();
             w.variants = enum_variants(&ast);
+            w.expansions = macro_items::expand(&ast);
             w.visit_file(&ast);
             out = w.out;
             out.user_entries = user_entries;
@@ -85,6 +87,8 @@ struct ImplCtx {
     /// The impl is marked `#[vtable]` (the kernel crate's attribute for traits whose methods C
     /// calls through a table of function pointers).
     vtable: bool,
+    /// A trait's own definition (its default methods), not an impl: `Self` is any implementer.
+    is_trait: bool,
 }
 
 struct FnCtx {
@@ -99,6 +103,9 @@ struct FnCtx {
 struct Walker<'n, 't> {
     /// The parsed text (spans' byte ranges index into it).
     text: &'t str,
+    /// Items the file's own `macro_rules!` macros make where it invokes them, by invocation
+    /// (each walked in the invocation's place, then dropped).
+    expansions: macro_items::Expansions,
     names: &'n Names,
     config: &'n Config,
     base_module: Vec<String>,
@@ -193,6 +200,7 @@ impl<'n, 't> Walker<'n, 't> {
     fn new(names: &'n Names, config: &'n Config, file: &SourceFile, out: FileSummary, text: &'t str) -> Self {
         Walker {
             text,
+            expansions: macro_items::Expansions::new(),
             names,
             config,
             base_module: file.module.clone(),

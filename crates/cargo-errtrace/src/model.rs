@@ -381,6 +381,10 @@ pub struct FileSummary {
     pub iter_items: Vec<(String, String)>,
     /// `use` imports: (name in scope, full path); glob imports as (`*`, prefix).
     pub uses: Vec<(String, Vec<String>)>,
+    /// Traits the file declares, by name.
+    pub traits: Vec<String>,
+    /// The methods those traits declare (with or without a default body), by name.
+    pub trait_methods: Vec<String>,
     /// Findings decided within the file (swallowed arms, `.ok();`).
     pub findings: Vec<Finding>,
     /// Set when the file did not parse.

@@ -159,6 +159,62 @@ impl<'a> Index<'a> {
         self.func(id).is_some_and(|f| self.is_result(&f.ret))
     }
 
+    /// Whether `id` can return an error at all: it has a place where one leaves (a `?`, a
+    /// returned `Err` or call), or it is a trait's default method (an implementation may
+    /// fail). A function whose body only returns `Ok` cannot.
+    pub fn can_fail(&self, id: FnId) -> bool {
+        // A trait's default method: an implementer may override it with one that fails.
+        self.func(id)
+            .is_some_and(|f| !f.sites.is_empty() || f.owner.is_some() && f.owner == f.trait_name)
+    }
+
+    /// Whether the call `callee` in `caller` goes to the implementer of a trait that the
+    /// caller's own crate declares, with no implementation in the tree (`T::init(…)` in the
+    /// kernel crate's cpufreq adapter, `T: cpufreq::Driver`): that code is the crate's user's,
+    /// and so is its error (audited with the crate, it is resolved there).
+    pub fn implementer_outside(&self, callee: &Callee, caller: FnId) -> bool {
+        let Some(cfile) = self.file_of(caller) else {
+            return false;
+        };
+        // `….data().sm_step_map(…)` on a receiver not typed: a method only this crate's traits
+        // declare, with no body in the tree.
+        if let Callee::Method(m) = callee {
+            let declared = self
+                .files
+                .iter()
+                .any(|f| f.crate_root == cfile.crate_root && f.trait_methods.contains(m));
+            // Only a method (it takes `self`) can be the one called.
+            let methods = self
+                .candidates(m)
+                .iter()
+                .any(|c| self.func(*c).is_some_and(|f| f.has_self));
+            return declared && !methods;
+        }
+        let Callee::Generic(_, m, bounds) = callee else {
+            return false;
+        };
+        let own_trait = |t: &String| {
+            self.files
+                .iter()
+                .any(|f| f.crate_root == cfile.crate_root && f.traits.contains(t))
+        };
+        // An implementation that can be of this crate's trait: in this crate, or in one that
+        // uses it.
+        let sees_crate = |f: &FileSummary| {
+            f.crate_root == cfile.crate_root
+                || f.uses
+                    .iter()
+                    .any(|(_, path)| path.first() == Some(&cfile.crate_name))
+                || f.uses_kernel && cfile.crate_name == "kernel"
+        };
+        let implemented = self.candidates(m).iter().any(|c| {
+            self.func(*c).is_some_and(|f| {
+                f.owner != f.trait_name && f.trait_name.as_ref().is_some_and(|t| bounds.contains(t))
+            }) && self.file_of(*c).is_some_and(sees_crate)
+        });
+        !implemented && bounds.iter().any(own_trait)
+    }
+
     /// Can code in `caller`'s file call `cand`? Same crate, or a crate the file's `use` items
     /// (or the written path, `named`) mention.
     fn visible(&self, cand: FnId, caller: FnId, named: &[&str]) -> bool {
@@ -458,6 +514,13 @@ impl<'a> Index<'a> {
         let Some((name, qual)) = segs.split_last() else {
             return Resolution::NotFound;
         };
+        // `u64::from_str_radix(…)`: the primitive type's own method, which Rust prefers to an
+        // in-tree trait's method of that name implemented for the type.
+        if let [ty] = qual {
+            if is_primitive(ty) && is_primitive_method(name) {
+                return Resolution::NotFound;
+            }
+        }
         let cands = self.candidates(name);
         if cands.is_empty() {
             return Resolution::NotFound;
@@ -610,4 +673,45 @@ fn declarations<'a, K: Eq + std::hash::Hash>(
         }
     }
     by_key
+}
+
+/// The primitive types, by name.
+const PRIMITIVES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64",
+    "bool", "char", "str",
+];
+
+/// Methods the primitive types define themselves (inherent), which a path call such as
+/// `u64::from_str_radix(…)` means even where an in-tree trait gives the type a method of the
+/// same name; and the prefixes of their families (`checked_add`, `wrapping_mul`, …).
+const PRIMITIVE_METHODS: &[&str] = &[
+    "from_str_radix",
+    "from_be_bytes",
+    "from_le_bytes",
+    "from_ne_bytes",
+    "pow",
+    "abs",
+    "min",
+    "max",
+    "count_ones",
+    "leading_zeros",
+    "trailing_zeros",
+    "swap_bytes",
+    "to_be",
+    "to_le",
+    "from_be",
+    "from_le",
+    "is_power_of_two",
+    "next_power_of_two",
+    "from_u32",
+    "from_digit",
+];
+const PRIMITIVE_METHOD_FAMILIES: &[&str] = &["checked_", "wrapping_", "saturating_", "overflowing_"];
+
+fn is_primitive(name: &str) -> bool {
+    PRIMITIVES.contains(&name)
+}
+
+fn is_primitive_method(name: &str) -> bool {
+    PRIMITIVE_METHODS.contains(&name) || PRIMITIVE_METHOD_FAMILIES.iter().any(|p| name.starts_with(p))
 }

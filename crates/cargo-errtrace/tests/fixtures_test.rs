@@ -45,6 +45,8 @@ const EXPECTED: &[Row] = &[
     ("logged_before.rs", 0, 0, 0, 0, 0, 1, 1),
     ("logged_then_left.rs", 2, 0, 0, 0, 0, 7, 3),
     ("and_then_closure.rs", 1, 0, 0, 0, 0, 4, 1),
+    ("macro_made_impls.rs", 3, 0, 0, 0, 0, 2, 0),
+    ("kernel_crate_own_traits.rs", 0, 1, 0, 0, 0, 1, 0),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
@@ -520,6 +522,23 @@ fn a_log_on_the_way_out_logs_only_that_way() {
 #[test]
 fn an_error_made_in_an_and_then_closure() {
     assert_finding_lines("and_then_closure.rs", &[10]);
+}
+
+/// Impls made by the file's own `macro_rules!` macro are found through the trait's generic
+/// call, a trait default method's `Self::m` reaches a supertrait's impls, and a primitive's own
+/// method (`u64::from_str_radix`) is not taken for an in-tree trait's (the kernel crate's
+/// module parameters, measured blind).
+#[test]
+fn impls_a_macro_makes_and_supertrait_methods() {
+    assert_finding_lines("macro_made_impls.rs", &[13, 26, 33]);
+}
+
+/// A library audited alone: its own traits' implementers are its users' code, an allocation's
+/// failure is the allocator's, a C callback's default value hands the error over, and a
+/// function that cannot fail loses nothing when discarded (rust/kernel, measured blind).
+#[test]
+fn a_library_audited_alone() {
+    assert_finding_lines("kernel_crate_own_traits.rs", &[43]);
 }
 
 /// Names bound by a tuple-variant pattern have the variant's field type: each arm's `run` is

@@ -209,6 +209,36 @@ impl Walker<'_, '_> {
                         let logged = self.contains_log(&c.args) || self.c_side_printed(&c.args);
                         return (Some(Target::OriginFn(last)), attached || logged);
                     }
+                    // `<Self as Module>::init(m)` / `<T as Trait>::f(…)` with `T` a type
+                    // parameter: the trait's method of whichever type it is.
+                    if let Some(q) = &p.qself {
+                        let ty = type_last_seg(&q.ty).unwrap_or_default();
+                        let trait_seg = p.path.segments.iter().nth(q.position.wrapping_sub(1));
+                        if (ty == "Self" || self.is_generic(&ty)) && q.position > 0 {
+                            if let Some(t) = trait_seg {
+                                return (
+                                    Some(Target::Call(Callee::Generic(ty, last, vec![t.ident.to_string()]))),
+                                    attached,
+                                );
+                            }
+                        }
+                    }
+                    // `Self::from_u64_negated(v)` in a trait's default method: the method of
+                    // whichever type implements the trait (or a supertrait), as a bound says.
+                    let in_trait = self.impls.last().is_some_and(|i| i.is_trait);
+                    if in_trait
+                        && p.path.segments.len() == 2
+                        && p.path.segments.first().is_some_and(|s| s.ident == "Self")
+                    {
+                        return (
+                            Some(Target::Call(Callee::Generic(
+                                "Self".to_string(),
+                                last,
+                                self.generic_bound("Self"),
+                            ))),
+                            attached,
+                        );
+                    }
                     if segs.len() == 2 && self.is_generic(&segs[0]) {
                         return (
                             Some(Target::Call(Callee::Generic(

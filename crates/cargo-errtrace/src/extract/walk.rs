@@ -23,6 +23,21 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         visit::visit_file(self, f);
     }
 
+    fn visit_item_macro(&mut self, m: &'ast syn::ItemMacro) {
+        visit::visit_item_macro(self, m);
+        // `impl_int_module_param!(u8);`: the items the file's own macro makes here.
+        if m.ident.is_none() {
+            if let Some(name) = m.mac.path.get_ident() {
+                let at = name.span().start();
+                if let Some(items) = self.expansions.remove(&(at.line, at.column)) {
+                    for item in &items {
+                        self.visit_item(item);
+                    }
+                }
+            }
+        }
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         let test = is_test_attr(&m.attrs);
         if m.content.is_none() && self.mods.is_empty() {
@@ -51,6 +66,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             owner,
             trait_name,
             vtable,
+            is_trait: false,
         });
         // `impl Iterator for SeqIter { type Item = Result<Cmd>; }`: items of a `SeqIter` are
         // `Cmd`s.
@@ -74,16 +90,32 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     }
 
     fn visit_item_trait(&mut self, t: &'ast syn::ItemTrait) {
+        if self.test_depth == 0 {
+            self.out.traits.push(t.ident.to_string());
+            for item in &t.items {
+                if let syn::TraitItem::Fn(f) = item {
+                    self.out.trait_methods.push(f.sig.ident.to_string());
+                }
+            }
+        }
         self.impls.push(ImplCtx {
             owner: Some(t.ident.to_string()),
             trait_name: Some(t.ident.to_string()),
             vtable: false,
+            is_trait: true,
         });
         let mut g = type_params(&t.generics);
         g.push("Self".to_string());
         self.generics.push(g);
         let mut b = type_bounds(&t.generics);
         b.push(("Self".to_string(), t.ident.to_string()));
+        // `trait ParseInt: private::FromStrRadix`: in a default method, `Self::from_u64_negated`
+        // is a supertrait's method, implemented by each type's impl of it.
+        for bound in &t.supertraits {
+            if let syn::TypeParamBound::Trait(tb) = bound {
+                b.push(("Self".to_string(), last_seg(&tb.path)));
+            }
+        }
         self.bounds.push(b);
         visit::visit_item_trait(self, t);
         self.generics.pop();
@@ -350,6 +382,9 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             }
         }
         let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
+        // `match A::realloc(…) { Err(_) => ptr, … }`: a failed allocation is the allocator's to
+        // report; going on without the memory loses nothing.
+        let allocation = allocating_call(strip(&m.expr));
         for arm in &m.arms {
             let pat = err_pattern(&arm.pat);
             if let Some(binding) = &pat {
@@ -379,7 +414,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                             );
                         }
                     }
-                    if !i.log && !i.exits && !i.uses && !to_c {
+                    if !i.log && !i.exits && !i.uses && !to_c && !allocation {
                         let what = if is_empty_body(&arm.body) {
                             "does nothing with it"
                         } else {
@@ -612,6 +647,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     }
                 }
             }
+            // In an `extern "C"` function the error becomes the plain value its C caller
+            // takes (`T::get(&mut policy).unwrap_or(0)`: 0 is "unknown"): handed over, as by
+            // an `Err` arm there.
+            "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+                if self.fns.last().is_some_and(|f| f.c_abi) => {}
             "unwrap_or" | "unwrap_or_default" | "unwrap_or_else" => {
                 let logged = name == "unwrap_or_else" && self.contains_log(&m.args);
                 if let Some((callee, attached)) = self.callee_of(&m.receiver) {
