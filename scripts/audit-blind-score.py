@@ -159,14 +159,15 @@ def score(name, path, tree, audit, with_kernel):
 def kernel_crate_row(tree, audit):
     """The three parts as one label set (a path labelled in two parts once), over every
     finding in rust/kernel."""
-    merged = {"paths": [], "not_silent": [], "files": []}
+    merged = {"paths": [], "user_space_paths": [], "not_silent": [], "files": []}
     seen = set()
     for n in KERNEL_PARTS:
         lab = json.load(open(os.path.join(CORPUS, f"{n}.labels.json")))
-        for p in lab["paths"]:
-            if (p["kind"], p["file"], p["line"]) not in seen:
-                seen.add((p["kind"], p["file"], p["line"]))
-                merged["paths"].append(p)
+        for key in ("paths", "user_space_paths"):
+            for p in lab.get(key, []):
+                if (key, p["kind"], p["file"], p["line"]) not in seen:
+                    seen.add((key, p["kind"], p["file"], p["line"]))
+                    merged[key].append(p)
         merged["not_silent"] += lab.get("not_silent", [])
         merged["files"] += lab["files"]
     every = kernel_findings(tree, audit)
@@ -211,8 +212,15 @@ def tally(name, labels, findings, scored):
         f for f in true
         if f.get("outside") or any(near(f["file"], f["line"], p["file"], p["line"]) for p in paths)
     ]
+    # Paths to user space (listed with --user-space): recall only, as a separate figure.
+    user = [p for p in labels.get("user_space_paths", []) if p["kind"] in KINDS]
+    user_missed_list = [p for p in user if not any(touches(f, p["file"], p["line"]) for f in findings)]
+    user_found = [p for p in user if any(touches(f, p["file"], p["line"]) for f in findings)]
     return {
         "name": name,
+        "user_labelled": len(user),
+        "user_found": len(user_found),
+        "user_missed": user_missed_list,
         "origin": len(origin),
         "labelled": len(paths),
         "found": len(found),
@@ -278,6 +286,11 @@ def main():
         f"{pct(tot['true'], tot['true'] + tot['false'])} | "
         f"{tot['origin']} ({pct(tot['origin'], tot['true'] + tot['false'])}) |"
     )
+    # Recall of the paths to user space (findings listed with --user-space; not in the bars).
+    ul = sum(r["user_labelled"] for r in counted)
+    uf = sum(r["user_found"] for r in counted)
+    print()
+    print(f"paths returned to user space (--user-space): {uf} of {ul} found ({pct(uf, ul)})")
     # Precision per finding kind, over all drivers.
     print()
     print("| kind | findings | true | false | unjudged | precision (judged) |")
@@ -297,6 +310,8 @@ def main():
     for r in counted:
         for p in r["missed"]:
             print(f"missed: {r['name']} {p['file']}:{p['line']}: {p['reason'][:110]}")
+        for p in r["user_missed"]:
+            print(f"missed (user space): {r['name']} {p['file']}:{p['line']}: {p['reason'][:100]}")
         for f in r["false"]:
             print(f"false: {r['name']} {f['file']}:{f['line']}: {f['message'][:110]}")
         for f in r["unjudged"]:

@@ -165,6 +165,10 @@ struct Walker<'n, 't> {
     /// such a call), with what the call is: returning or `?`-ing the local passes that call's
     /// error on, as returning the call would. The last binding of a name wins.
     result_locals: Vec<(String, Target, bool)>,
+    /// Locals bound to a `match` or an `if … else` (`let res = match dir { W => Self::write(…),
+    /// _ => Err(EINVAL) };`), with a copy of it: returning or `?`-ing the local returns each
+    /// arm's value, as if the expression were the function's tail.
+    held_matches: Vec<(String, syn::Expr)>,
     /// Inside `if p.is_null() { … }` for such a local.
     alloc_null_depth: u32,
     /// The `?` being recorded applies to an allocating call with GFP flags.
@@ -228,6 +232,7 @@ impl<'n, 't> Walker<'n, 't> {
             init_struct: None,
             unwrapped_ok: None,
             result_locals: Vec::new(),
+            held_matches: Vec::new(),
             alloc_null_depth: 0,
             gfp_call: false,
             guard_call: false,
@@ -345,6 +350,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.alloc_locals.retain(|n| n != name);
         self.c_locals.retain(|(n, _)| n != name);
         self.result_locals.retain(|(n, ..)| n != name);
+        self.held_matches.retain(|(n, _)| n != name);
         self.value_locals.retain(|(n, _)| n != name);
         self.field_locals.retain(|(n, _)| n != name);
         self.closure_locals.retain(|n| n != name);
@@ -385,6 +391,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.closure_locals.clear();
         self.item_locals.clear();
         self.result_locals.clear();
+        self.held_matches.clear();
         let test = is_test_attr(attrs);
         if test {
             self.test_depth += 1;

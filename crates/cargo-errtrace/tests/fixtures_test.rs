@@ -47,6 +47,7 @@ const EXPECTED: &[Row] = &[
     ("and_then_closure.rs", 1, 0, 0, 0, 0, 4, 1),
     ("macro_made_impls.rs", 3, 0, 0, 0, 0, 2, 0),
     ("kernel_crate_own_traits.rs", 0, 1, 0, 0, 0, 1, 0),
+    ("held_match.rs", 3, 0, 0, 0, 0, 3, 1),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
@@ -539,6 +540,13 @@ fn impls_a_macro_makes_and_supertrait_methods() {
 #[test]
 fn a_library_audited_alone() {
     assert_finding_lines("kernel_crate_own_traits.rs", &[43]);
+}
+
+/// A local bound to a `match` or an `if … else`, returned later, holds each arm's value (Rust
+/// binder's ioctl dispatch, nova-core's `receive_msg`, measured blind).
+#[test]
+fn a_local_holding_a_match() {
+    assert_finding_lines("held_match.rs", &[6, 14, 21]);
 }
 
 /// Names bound by a tuple-variant pattern have the variant's field type: each arm's `run` is

@@ -32,6 +32,28 @@ impl Walker<'_, '_> {
         if let Some((made, logged)) = self.closure_made(e) {
             self.push_site_with_before(p, how, made, logged, before);
         }
+        self.replay_held_match(e, before);
+    }
+
+    /// `res` returned or `?`-ed, with `let res = match … { … };` before: each arm's value
+    /// leaves, recorded where the arm is (as the function's tail would be).
+    pub(super) fn replay_held_match(&mut self, e: &Expr, before: bool) {
+        let Expr::Path(p) = strip(e) else { return };
+        let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+            return;
+        };
+        let Some(held) = self
+            .held_matches
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, x)| x.clone())
+        else {
+            return;
+        };
+        // Once: the arms are recorded now, and the name no longer stands for them.
+        self.held_matches.retain(|(n, _)| *n != name);
+        self.tail(&held, before, 0);
     }
 
     /// Records, on the site just pushed, the call arguments of `e` (through pass-through

@@ -300,6 +300,8 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             if let Some((made, logged)) = self.closure_made(&t.expr) {
                 self.add_site(pos(t.question_token.span), How::Try, made, logged);
             }
+            let before = self.before_flag();
+            self.replay_held_match(&t.expr, before);
         }
         let (logs_before, diverging_before) = (self.out.log_calls, self.diverging_logs);
         visit::visit_expr_try(self, t);
@@ -539,6 +541,17 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             }
             if let Some((t, a)) = held {
                 self.result_locals.push((name.clone(), t, a));
+            }
+            if init.diverge.is_none() {
+                let value = block_value(&init.expr);
+                let branches = match value {
+                    Expr::Match(_) => true,
+                    Expr::If(i) => i.else_branch.is_some(),
+                    _ => false,
+                };
+                if branches {
+                    self.held_matches.push((name.clone(), value.clone()));
+                }
             }
             if closure {
                 self.closure_locals.push(name.clone());
