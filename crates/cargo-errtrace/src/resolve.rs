@@ -648,6 +648,21 @@ impl<'a> Index<'a> {
                 return self.pick(self.in_crate_of(&of_type, caller), caller);
             }
         }
+        // `NovaObject::new(…)` with an inherent `new` and a trait's `new` for the same type:
+        // the inherent one, as rustc takes it.
+        if matching.len() > 1 {
+            let inherent: Vec<FnId> = matching
+                .iter()
+                .copied()
+                .filter(|c| {
+                    self.func(*c)
+                        .is_some_and(|f| f.trait_name.is_none() && f.owner.is_some())
+                })
+                .collect();
+            if !inherent.is_empty() {
+                return self.pick(inherent, caller);
+            }
+        }
         self.pick(matching, caller)
     }
 }

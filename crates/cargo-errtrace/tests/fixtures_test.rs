@@ -48,6 +48,7 @@ const EXPECTED: &[Row] = &[
     ("macro_made_impls.rs", 3, 0, 0, 0, 0, 2, 0),
     ("kernel_crate_own_traits.rs", 0, 1, 0, 0, 0, 1, 0),
     ("held_match.rs", 3, 0, 0, 0, 0, 3, 1),
+    ("inherent_first.rs", 1, 0, 0, 0, 0, 1, 0),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
@@ -547,6 +548,13 @@ fn a_library_audited_alone() {
 #[test]
 fn a_local_holding_a_match() {
     assert_finding_lines("held_match.rs", &[6, 14, 21]);
+}
+
+/// `Type::new(…)` is the inherent `new` when a trait's `new` exists for the type too (nova's
+/// GEM object, measured blind).
+#[test]
+fn an_inherent_function_before_a_trait_s() {
+    assert_finding_lines("inherent_first.rs", &[19]);
 }
 
 /// Names bound by a tuple-variant pattern have the variant's field type: each arm's `run` is
