@@ -81,12 +81,14 @@ def touches(finding, file, line):
 
 
 def in_driver(f, prefix):
-    """The finding with its paths made relative to the driver, if its origin or chain is there."""
+    """The finding with its paths made relative to the driver, if its origin, its chain or one of
+    the places its error enters unlogged (`also_enters`) is there."""
     if not prefix:
         return f
     strip = lambda p: p[len(prefix):] if p and p.startswith(prefix) else None
     chain = [dict(c, file=strip(c.get("file"))) for c in f.get("chain", [])]
-    if strip(f["file"]) is None and not any(c["file"] for c in chain):
+    enters_here = any(strip(e.get("file")) for e in f.get("also_enters", []))
+    if strip(f["file"]) is None and not any(c["file"] for c in chain) and not enters_here:
         return None
     # Chain steps outside the driver keep their tree paths.
     chain = [dict(c, file=c["file"] or o.get("file")) for c, o in zip(chain, f.get("chain", []))]
