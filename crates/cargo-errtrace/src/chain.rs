@@ -77,7 +77,16 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 .owner
                 .as_deref()
                 .is_some_and(|o| drm_ioctls.contains(&(file.crate_root.as_str(), o, func.name.as_str())));
-        if let Some(kind) = func.boundary.or(ioctl.then_some(Boundary::DrmIoctl)) {
+        // A free function handed to the kernel crate as a callback on user memory
+        // (`ops::user_memory_callbacks`): a user-space entry.
+        let callback = func.boundary.is_none()
+            && func.owner.is_none()
+            && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
+        if let Some(kind) = func
+            .boundary
+            .or(ioctl.then_some(Boundary::DrmIoctl))
+            .or(callback.then_some(Boundary::FileOp))
+        {
             let registered = kind == Boundary::Exported
                 && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
             if let Some(k) = kinds.get_mut(id as usize) {

@@ -53,7 +53,8 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
     let body = parse::strip_prelude(text);
     match parse::parse_file(body) {
         Ok(ast) => {
-            let user_entries = ops::user_entries(&ast);
+            let mut user_entries = ops::user_entries(&ast);
+            user_entries.extend(ops::user_memory_callbacks(&ast));
             let drm_ioctls = ops::drm_ioctls(&ast);
             let mut w = Walker::new(names, config, file, out, body);
             w.fields = struct_fields(&ast);

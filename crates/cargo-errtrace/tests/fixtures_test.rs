@@ -49,6 +49,7 @@ const EXPECTED: &[Row] = &[
     ("kernel_crate_own_traits.rs", 0, 1, 0, 0, 0, 1, 0),
     ("held_match.rs", 3, 0, 0, 0, 0, 3, 1),
     ("inherent_first.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("user_memory_callback.rs", 0, 0, 0, 0, 0, 0, 0),
     ("logged_value_before.rs", 1, 0, 0, 0, 0, 5, 3),
     ("logged_too_early.rs", 2, 0, 0, 0, 0, 2, 1),
     ("logged_debug_only.rs", 2, 0, 0, 0, 0, 1, 0),
@@ -218,6 +219,31 @@ fn errnos_returned_to_user_space_are_counted_apart() {
     assert_eq!(ioctl.kind, "file operation");
     assert!(ioctl.user_space);
     assert!(ioctl.fate.contains("system call's result"), "{}", ioctl.fate);
+}
+
+/// A free function on user memory handed to the kernel crate as a callback (a debugfs write
+/// callback) is an entry point from user space; the same signature called directly is not
+/// (the Rust debugfs samples, measured blind).
+#[test]
+fn user_memory_callbacks_are_entry_points_from_user_space() {
+    let r = common::audit_fixture("user_memory_callback.rs");
+    assert_eq!(r.summary.returned_to_user, 1, "{:#?}", r.findings);
+    let config = errtrace_audit::Config {
+        user_space: true,
+        ..Default::default()
+    };
+    let listed = common::audit_with(&common::fixtures().join("user_memory_callback.rs"), config);
+    let lines: Vec<(u32, String)> = listed
+        .findings
+        .iter()
+        .map(|f| (f.line, f.boundary.clone().map(|b| b.kind).unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        lines,
+        [(10, "file operation".to_string())],
+        "{:#?}",
+        listed.findings
+    );
 }
 
 /// configfs's registration form (a `#[vtable] impl` of `AttributeOperations` or

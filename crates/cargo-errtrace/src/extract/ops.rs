@@ -108,6 +108,83 @@ pub(super) fn user_entries(file: &syn::File) -> BTreeSet<String> {
     c.found
 }
 
+/// The free functions a file hands over as callbacks that read or write user memory: a
+/// function taking a `UserSliceReader` or `UserSliceWriter` and returning a `Result`, passed as
+/// an argument (`dir.write_only_callback_file(c"create", data, &create_file_write)`). The
+/// kernel crate calls it on a read(2) or write(2) of the file it registers, so its errno is the
+/// system call's result.
+pub(super) fn user_memory_callbacks(file: &syn::File) -> BTreeSet<String> {
+    struct Collect {
+        candidates: BTreeSet<String>,
+        passed: BTreeSet<String>,
+        depth: u32,
+    }
+    impl<'ast> Visit<'ast> for Collect {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            let user_memory = f.sig.inputs.iter().any(|i| match i {
+                syn::FnArg::Typed(t) => {
+                    let ty = type_idents(&t.ty);
+                    ty.contains("UserSliceReader") || ty.contains("UserSliceWriter")
+                }
+                syn::FnArg::Receiver(_) => false,
+            });
+            let result = match &f.sig.output {
+                syn::ReturnType::Type(_, t) => type_idents(t).contains("Result"),
+                syn::ReturnType::Default => false,
+            };
+            if user_memory && result {
+                self.candidates.insert(f.sig.ident.to_string());
+            }
+            syn::visit::visit_item_fn(self, f);
+        }
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.depth >= MAX_DEPTH {
+                return;
+            }
+            self.depth += 1;
+            let args = match e {
+                syn::Expr::Call(c) => Some(&c.args),
+                syn::Expr::MethodCall(m) => Some(&m.args),
+                _ => None,
+            };
+            for a in args.into_iter().flatten() {
+                let inner = match a {
+                    syn::Expr::Reference(r) => &*r.expr,
+                    other => other,
+                };
+                if let syn::Expr::Path(p) = inner {
+                    if let Some(i) = p.path.get_ident() {
+                        self.passed.insert(i.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_expr(self, e);
+            self.depth -= 1;
+        }
+    }
+    let mut c = Collect {
+        candidates: BTreeSet::new(),
+        passed: BTreeSet::new(),
+        depth: 0,
+    };
+    c.visit_file(file);
+    c.candidates.intersection(&c.passed).cloned().collect()
+}
+
+/// The identifiers of a type, space-separated, for a name test.
+fn type_idents(t: &syn::Type) -> String {
+    let mut names = String::new();
+    struct Idents<'a>(&'a mut String);
+    impl<'ast> Visit<'ast> for Idents<'_> {
+        fn visit_ident(&mut self, i: &'ast syn::Ident) {
+            self.0.push_str(&i.to_string());
+            self.0.push(' ');
+        }
+    }
+    Idents(&mut names).visit_type(t);
+    names
+}
+
 /// The handlers a file registers with `kernel::declare_drm_ioctls! { (NAME, uapi_type,
 /// flags, File::get_param), … }`, as `Type::method` (the last two segments of each entry's last
 /// element). DRM calls them on an `ioctl`: the errno is the system call's result.
