@@ -216,13 +216,12 @@ def tally(name, labels, findings, scored):
     ]
     # Paths to user space (listed with --user-space): recall only, as a separate figure.
     user = [p for p in labels.get("user_space_paths", []) if p["kind"] in KINDS]
-    user_missed_list = [p for p in user if not any(touches(f, p["file"], p["line"]) for f in findings)]
-    user_found = [p for p in user if any(touches(f, p["file"], p["line"]) for f in findings)]
+    user_missed = [p for p in user if not any(touches(f, p["file"], p["line"]) for f in findings)]
     return {
         "name": name,
         "user_labelled": len(user),
-        "user_found": len(user_found),
-        "user_missed": user_missed_list,
+        "user_found": len(user) - len(user_missed),
+        "user_missed": user_missed,
         "origin": len(origin),
         "labelled": len(paths),
         "found": len(found),

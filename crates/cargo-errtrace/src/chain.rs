@@ -81,6 +81,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
         // (`ops::user_memory_callbacks`): a user-space entry.
         let callback = func.boundary.is_none()
             && func.owner.is_none()
+            && returns_result
             && user_entries.contains(&(file.crate_root.as_str(), func.name.as_str()));
         if let Some(kind) = func
             .boundary
@@ -359,9 +360,10 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
     }
 
     // Silent chains: from every boundary, follow unlogged hops to unlogged origins.
+    let deps = crate::silent::Deps::new(&index);
     findings.extend(crate::silent::chains(
         &index,
-        files,
+        &deps,
         &kinds,
         &edges,
         &origins,
@@ -369,7 +371,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
     ));
 
     Analysis {
-        findings: crate::silent::once_per_origin(findings, files),
+        findings: crate::silent::once_per_origin(findings, &deps),
         suppressed,
         acknowledged,
         functions: n as u64,

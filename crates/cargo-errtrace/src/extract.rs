@@ -262,6 +262,25 @@ impl<'n, 't> Walker<'n, 't> {
             })
     }
 
+    /// The log counts now (all logging calls, and those known to run only on a way out), to
+    /// tell later which logs came since.
+    fn log_mark(&self) -> (u32, u32) {
+        (self.out.log_calls, self.diverging_logs)
+    }
+
+    /// Logging calls since `mark` that are not known to run only on a way out.
+    fn logs_staying_since(&self, (logs, leaving): (u32, u32)) -> u32 {
+        let all = self.out.log_calls.wrapping_sub(logs);
+        all.saturating_sub(self.diverging_logs.wrapping_sub(leaving))
+    }
+
+    /// Every logging call since `mark` runs only on a way out (a block that leaves, a `?`'s
+    /// attached log): none of them logs what follows.
+    fn logs_leave_since(&mut self, mark: (u32, u32)) {
+        let staying = self.logs_staying_since(mark);
+        self.diverging_logs = self.diverging_logs.wrapping_add(staying);
+    }
+
     fn before_flag(&self) -> bool {
         self.frames.last().copied().unwrap_or(false)
     }

@@ -59,6 +59,10 @@ pub struct Index<'a> {
     uses: Vec<HashMap<&'a str, &'a [String]>>,
     /// Per file: the crates its `use` items name (first path segments).
     imported_crates: Vec<HashSet<&'a str>>,
+    /// (crate root, trait) for every trait a crate declares.
+    crate_traits: HashSet<(&'a str, &'a str)>,
+    /// (crate root, method) for every method a crate's traits declare.
+    crate_trait_methods: HashSet<(&'a str, &'a str)>,
 }
 
 impl<'a> Index<'a> {
@@ -123,8 +127,22 @@ impl<'a> Index<'a> {
                 .map(|(i, t)| (i.as_str(), t.as_str()))
                 .collect()
         });
+        let crate_traits = files
+            .iter()
+            .flat_map(|f| f.traits.iter().map(move |t| (f.crate_root.as_str(), t.as_str())))
+            .collect();
+        let crate_trait_methods = files
+            .iter()
+            .flat_map(|f| {
+                f.trait_methods
+                    .iter()
+                    .map(move |m| (f.crate_root.as_str(), m.as_str()))
+            })
+            .collect();
         Index {
             files,
+            crate_traits,
+            crate_trait_methods,
             fns,
             by_name,
             result_names,
@@ -147,6 +165,13 @@ impl<'a> Index<'a> {
     pub fn file_of(&self, id: FnId) -> Option<&'a FileSummary> {
         let (fi, _) = *self.fns.get(id as usize)?;
         self.files.get(fi as usize)
+    }
+
+    /// Whether file number `fi` uses the crate named `name`: a `use` of it, or (for the kernel
+    /// crate) a `kernel::` path written out.
+    pub fn file_uses_crate(&self, fi: usize, name: &str) -> bool {
+        self.imported_crates.get(fi).is_some_and(|c| c.contains(name))
+            || name == "kernel" && self.files.get(fi).is_some_and(|f| f.uses_kernel)
     }
 
     /// Does this return type name `Result` or a `Result` alias?
@@ -180,9 +205,8 @@ impl<'a> Index<'a> {
         // declare, with no body in the tree.
         if let Callee::Method(m) = callee {
             let declared = self
-                .files
-                .iter()
-                .any(|f| f.crate_root == cfile.crate_root && f.trait_methods.contains(m));
+                .crate_trait_methods
+                .contains(&(cfile.crate_root.as_str(), m.as_str()));
             // Only a method (it takes `self`) can be the one called.
             let methods = self
                 .candidates(m)
@@ -194,23 +218,21 @@ impl<'a> Index<'a> {
             return false;
         };
         let own_trait = |t: &String| {
-            self.files
-                .iter()
-                .any(|f| f.crate_root == cfile.crate_root && f.traits.contains(t))
+            self.crate_traits
+                .contains(&(cfile.crate_root.as_str(), t.as_str()))
         };
         // An implementation that can be of this crate's trait: in this crate, or in one that
         // uses it.
-        let sees_crate = |f: &FileSummary| {
-            f.crate_root == cfile.crate_root
-                || f.uses
-                    .iter()
-                    .any(|(_, path)| path.first() == Some(&cfile.crate_name))
-                || f.uses_kernel && cfile.crate_name == "kernel"
+        let sees_crate = |c: FnId| {
+            self.fns.get(c as usize).is_some_and(|&(fi, _)| {
+                self.file_of(c).is_some_and(|f| f.crate_root == cfile.crate_root)
+                    || self.file_uses_crate(fi as usize, &cfile.crate_name)
+            })
         };
         let implemented = self.candidates(m).iter().any(|c| {
             self.func(*c).is_some_and(|f| {
                 f.owner != f.trait_name && f.trait_name.as_ref().is_some_and(|t| bounds.contains(t))
-            }) && self.file_of(*c).is_some_and(sees_crate)
+            }) && sees_crate(*c)
         });
         !implemented && bounds.iter().any(own_trait)
     }

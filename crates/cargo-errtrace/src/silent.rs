@@ -10,7 +10,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::findings::{BoundaryInfo, ChainStep, Entry, Finding, Kind};
-use crate::model::{Boundary, FileSummary};
+use crate::model::Boundary;
 use crate::resolve::{FnId, Index};
 
 /// An unlogged origin in a function: its error site and what it makes.
@@ -28,25 +28,22 @@ type Hop = (FnId, u32);
 /// to `t` (innermost first).
 type Below = Vec<(FnId, usize, Vec<Hop>)>;
 
-/// Crate dependencies: (crate root, name of a crate its files `use`).
-struct Deps<'a> {
+/// Crate dependencies: (crate root, name of a crate its files use), and each file's crate.
+pub(crate) struct Deps<'a> {
     uses: HashSet<(&'a str, &'a str)>,
     crate_of: HashMap<&'a str, (&'a str, &'a str)>,
 }
 
 impl<'a> Deps<'a> {
-    fn new(files: &'a [FileSummary]) -> Deps<'a> {
+    pub(crate) fn new(index: &Index<'a>) -> Deps<'a> {
+        let files = index.files;
+        let names: HashSet<&'a str> = files.iter().map(|f| f.crate_name.as_str()).collect();
         let mut uses = HashSet::new();
-        for f in files {
-            for (_, path) in &f.uses {
-                if let Some(first) = path.first() {
-                    if first != "crate" && first != "self" && first != "super" && *first != f.crate_name {
-                        uses.insert((f.crate_root.as_str(), first.as_str()));
-                    }
+        for (fi, f) in files.iter().enumerate() {
+            for &n in &names {
+                if n != f.crate_name && index.file_uses_crate(fi, n) {
+                    uses.insert((f.crate_root.as_str(), n));
                 }
-            }
-            if f.uses_kernel && f.crate_name != "kernel" {
-                uses.insert((f.crate_root.as_str(), "kernel"));
             }
         }
         let crate_of = files
@@ -70,14 +67,13 @@ impl<'a> Deps<'a> {
 /// Every silent-chain finding, before [`once_per_origin`].
 pub(crate) fn chains(
     index: &Index<'_>,
-    files: &[FileSummary],
+    deps: &Deps<'_>,
     kinds: &[Option<Boundary>],
     edges: &[Vec<Hop>],
     origins: &[Vec<Origin>],
     boundaries: &[FnId],
 ) -> Vec<Finding> {
     let n = index.fns.len();
-    let deps = Deps::new(files);
     let path_of = |f: FnId| index.file_of(f).map(|x| x.path.as_str()).unwrap_or("");
     let is_entry = |from: FnId, to: FnId| deps.is_entry(path_of(from), path_of(to));
     let mut findings = Vec::new();
@@ -282,8 +278,7 @@ fn chain_finding(
 /// log line, called by a driver) is also one thing to fix at each place where its error enters
 /// the calling crate: those places (the chain's first step in a crate that depends on the
 /// origin's) are listed in `also_enters`, each the start of its own silent path.
-pub(crate) fn once_per_origin(findings: Vec<Finding>, files: &[FileSummary]) -> Vec<Finding> {
-    let deps = Deps::new(files);
+pub(crate) fn once_per_origin(findings: Vec<Finding>, deps: &Deps<'_>) -> Vec<Finding> {
     let entry_of = |f: &Finding| {
         f.chain
             .windows(2)

@@ -12,6 +12,8 @@
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 
+use super::syntax::sig_mentions_type;
+
 /// `file_operations` and `proc_ops` members whose return value is a system call's result.
 const USER_FIELDS: &[&str] = &[
     "open",
@@ -108,11 +110,11 @@ pub(super) fn user_entries(file: &syn::File) -> BTreeSet<String> {
     c.found
 }
 
-/// The free functions a file hands over as callbacks that read or write user memory: a
-/// function taking a `UserSliceReader` or `UserSliceWriter` and returning a `Result`, passed as
-/// an argument (`dir.write_only_callback_file(c"create", data, &create_file_write)`). The
-/// kernel crate calls it on a read(2) or write(2) of the file it registers, so its errno is the
-/// system call's result.
+/// The free functions a file hands over as callbacks on user memory: a function taking a
+/// `UserSliceReader` or `UserSliceWriter`, passed as an argument
+/// (`dir.write_only_callback_file(c"create", data, &create_file_write)`). The kernel crate calls
+/// it on a read(2) or write(2) of the file it registers, so its errno (when it returns a
+/// `Result`: the analysis checks) is the system call's result.
 pub(super) fn user_memory_callbacks(file: &syn::File) -> BTreeSet<String> {
     struct Collect {
         candidates: BTreeSet<String>,
@@ -121,18 +123,7 @@ pub(super) fn user_memory_callbacks(file: &syn::File) -> BTreeSet<String> {
     }
     impl<'ast> Visit<'ast> for Collect {
         fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-            let user_memory = f.sig.inputs.iter().any(|i| match i {
-                syn::FnArg::Typed(t) => {
-                    let ty = type_idents(&t.ty);
-                    ty.contains("UserSliceReader") || ty.contains("UserSliceWriter")
-                }
-                syn::FnArg::Receiver(_) => false,
-            });
-            let result = match &f.sig.output {
-                syn::ReturnType::Type(_, t) => type_idents(t).contains("Result"),
-                syn::ReturnType::Default => false,
-            };
-            if user_memory && result {
+            if sig_mentions_type(&f.sig, &["UserSliceReader", "UserSliceWriter"]) {
                 self.candidates.insert(f.sig.ident.to_string());
             }
             syn::visit::visit_item_fn(self, f);
@@ -169,20 +160,6 @@ pub(super) fn user_memory_callbacks(file: &syn::File) -> BTreeSet<String> {
     };
     c.visit_file(file);
     c.candidates.intersection(&c.passed).cloned().collect()
-}
-
-/// The identifiers of a type, space-separated, for a name test.
-fn type_idents(t: &syn::Type) -> String {
-    let mut names = String::new();
-    struct Idents<'a>(&'a mut String);
-    impl<'ast> Visit<'ast> for Idents<'_> {
-        fn visit_ident(&mut self, i: &'ast syn::Ident) {
-            self.0.push_str(&i.to_string());
-            self.0.push(' ');
-        }
-    }
-    Idents(&mut names).visit_type(t);
-    names
 }
 
 /// The handlers a file registers with `kernel::declare_drm_ioctls! { (NAME, uapi_type,

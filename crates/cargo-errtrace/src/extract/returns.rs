@@ -42,17 +42,12 @@ impl Walker<'_, '_> {
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
             return;
         };
-        let Some(held) = self
-            .held_matches
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, x)| x.clone())
-        else {
+        // Once: the arms are recorded now, and the name no longer stands for them (a name is
+        // held at most once: a new binding forgets the old).
+        let Some(i) = self.held_matches.iter().position(|(n, _)| *n == name) else {
             return;
         };
-        // Once: the arms are recorded now, and the name no longer stands for them.
-        self.held_matches.retain(|(n, _)| *n != name);
+        let (_, held) = self.held_matches.swap_remove(i);
         self.tail(&held, before, 0);
     }
 

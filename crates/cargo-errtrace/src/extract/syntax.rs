@@ -182,31 +182,37 @@ pub(super) fn ret_of_type(ty: &syn::Type) -> Ret {
 
 /// Does a parameter's type mention a type named `File` (`&File`, `ArcBorrow<'_, File>`, …)?
 pub(super) fn sig_mentions_file(sig: &syn::Signature) -> bool {
-    fn ty_has(ty: &syn::Type, depth: u32) -> bool {
+    sig_mentions_type(sig, &["File"])
+}
+
+/// Does a parameter's type mention a type of one of these names (`&mut UserSliceReader`,
+/// `ArcBorrow<'_, File>`, …)?
+pub(super) fn sig_mentions_type(sig: &syn::Signature, names: &[&str]) -> bool {
+    fn ty_has(ty: &syn::Type, names: &[&str], depth: u32) -> bool {
         if depth > 16 {
             return false;
         }
         match ty {
             syn::Type::Path(p) => p.path.segments.iter().any(|s| {
-                s.ident == "File"
+                names.iter().any(|n| s.ident == n)
                     || match &s.arguments {
                         syn::PathArguments::AngleBracketed(a) => a.args.iter().any(|g| match g {
-                            syn::GenericArgument::Type(t) => ty_has(t, depth + 1),
+                            syn::GenericArgument::Type(t) => ty_has(t, names, depth + 1),
                             _ => false,
                         }),
                         _ => false,
                     }
             }),
-            syn::Type::Reference(r) => ty_has(&r.elem, depth + 1),
-            syn::Type::Ptr(p) => ty_has(&p.elem, depth + 1),
-            syn::Type::Paren(p) => ty_has(&p.elem, depth + 1),
-            syn::Type::Group(g) => ty_has(&g.elem, depth + 1),
+            syn::Type::Reference(r) => ty_has(&r.elem, names, depth + 1),
+            syn::Type::Ptr(p) => ty_has(&p.elem, names, depth + 1),
+            syn::Type::Paren(p) => ty_has(&p.elem, names, depth + 1),
+            syn::Type::Group(g) => ty_has(&g.elem, names, depth + 1),
             _ => false,
         }
     }
     sig.inputs
         .iter()
-        .any(|a| matches!(a, syn::FnArg::Typed(t) if ty_has(&t.ty, 0)))
+        .any(|a| matches!(a, syn::FnArg::Typed(t) if ty_has(&t.ty, names, 0)))
 }
 
 /// Smart pointers and borrows whose methods are their target's: a receiver of one of these

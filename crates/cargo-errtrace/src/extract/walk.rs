@@ -215,15 +215,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_block(&mut self, b: &'ast syn::Block) {
         self.frames.push(false);
         self.logged_values.push(Vec::new());
-        let (logs_at_start, diverging_at_start) = (self.out.log_calls, self.diverging_logs);
+        let at_start = self.log_mark();
         for s in &b.stmts {
-            let before = self.out.log_calls;
-            let diverging_before = self.diverging_logs;
+            let before = self.log_mark();
             self.visit_stmt(s);
             // Logs of this statement outside the blocks in it that leave the function.
-            let logs = self.out.log_calls.wrapping_sub(before);
-            let left = self.diverging_logs.wrapping_sub(diverging_before);
-            if logs > left {
+            if self.logs_staying_since(before) > 0 {
                 if let Some(f) = self.frames.last_mut() {
                     *f = true;
                 }
@@ -235,9 +232,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         }
         if block_leaves(b) {
             // Every log in this block is on its way out: none logs what follows it.
-            let logs = self.out.log_calls.wrapping_sub(logs_at_start);
-            let counted = self.diverging_logs.wrapping_sub(diverging_at_start);
-            self.diverging_logs = self.diverging_logs.wrapping_add(logs.saturating_sub(counted));
+            self.logs_leave_since(at_start);
         }
         self.frames.pop();
         self.logged_values.pop();
@@ -303,14 +298,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let before = self.before_flag();
             self.replay_held_match(&t.expr, before);
         }
-        let (logs_before, diverging_before) = (self.out.log_calls, self.diverging_logs);
+        let before = self.log_mark();
         visit::visit_expr_try(self, t);
         if on_the_way_out {
             // The logs attached to this `?`'s error run only on its way out: what follows is
             // not logged by them.
-            let logs = self.out.log_calls.wrapping_sub(logs_before);
-            let counted = self.diverging_logs.wrapping_sub(diverging_before);
-            self.diverging_logs = self.diverging_logs.wrapping_add(logs.saturating_sub(counted));
+            self.logs_leave_since(before);
         }
     }
 
