@@ -101,7 +101,7 @@ def inline_chains(binary, addrs):
 PARTS = [
     ("recorder claim (the owned shard's head: load and store; the slot's state check, fill, publish)", r"Recorder<_>::(try_)?claim"),
     ("the thread's shard (its lease: one thread-local load)", r"errtrace::shard::"),
-    ("hop append (the slot from the handle, the cell stores, the count)", r"Recorder<_>::hop_owned"),
+    ("hop append (the slot from the handle, the end mark and location stores; past the kept hops, the count's store)", r"Recorder<_>::(hop_owned|made_at)"),
     ("release (recorder slot: clear LIVE; a travelled error's count)", r"Recorder<_>::(release_owned|travelled)"),
     ("reported/logged checks (recorder slot)", r"Recorder<_>::(is_reported|mark_reported)"),
     ("per-shard counters (errors made, travelled: load and store in the owned shard)", r"errtrace::counters::|SiteState>::count$"),
@@ -110,7 +110,7 @@ PARTS = [
     ("coarse clock (rdtsc and the thread's last CLOCK_MONOTONIC_COARSE reading; the vDSO when stale)", r"coarse_monotonic_m?s|read_coarse_ms|_rdtsc|clock_gettime|sub_timespec|<_>::now$|^\?\?$"),
     ("err! call site of a logging error (format_args!, the call)", r"errtrace_impl::leaf_(quiet|ratelimited)$"),
     ("policy decision and log bookkeeping", r"errtrace::(policy|emit|__private::log_created)"),
-    ("hop bookkeeping (the out-of-line call, the recorded test, the HOPPED bit)", r"lifecycle::.*(hop|hop_at|hopped_out_of_line|record_hop_inline)\b|hop_bits|__errtrace_hop|ResultExt"),
+    ("hop bookkeeping (the count's range test and add in the error's bits; the cold call past the kept hops)", r"lifecycle::.*(hop|hop_at|hopped|hopped_unless_made_at)\b|hop_bits|hop_slow|hops_of|lifecycle::counted|__errtrace_hop|ResultExt"),
     ("error value (counters, last code, bits)", r"lifecycle::.*(make|new|__at_site|at_location)\b"),
     ("drop/handled (Error side)", r"lifecycle::.*(release|dispose|handled)|release_slow|Drop"),
     ("report formatting", r"errtrace::report|fmt::"),

@@ -12,15 +12,24 @@ pub(crate) const CODE_MASK: u64 = 0xFFF;
 /// A log decision was made for this error (printed, or held back by its policy): nobody prints it
 /// again, and dropping it is not "unhandled".
 pub(crate) const LOGGED: u64 = 1 << 12;
-/// The recorder had no free slot: `seq` is meaningless.
-pub(crate) const UNRECORDED: u64 = 1 << 13;
-/// The error is released through the slow path: it took a recorded hop (counted at its site
-/// as propagated when it is released), or it keeps a foreign error's text (freed then).
-pub(crate) const HOPPED: u64 = 1 << 14;
+/// The error keeps a foreign error's text in its slot (freed when it is released).
+pub(crate) const DETAIL: u64 = 1 << 14;
 /// A record carrying this error was emitted (by its creator, `.log()`, `.not_expected()` or
 /// `.or_log()`): it was reported. Always set with `LOGGED`.
 pub(crate) const PRINTED: u64 = 1 << 15;
+/// An unrecorded error's site id (bits 16..31).
 pub(crate) const SITE_SHIFT: u32 = 16;
+/// The site ids an unrecorded error keeps (a later site's unrecorded errors keep 0).
+pub(crate) const SITE_MASK: u32 = 0x7FFF;
+/// A recorded error's hop count (bits 16..31, up to the most a slot counts).
+pub(crate) const HOPS_SHIFT: u32 = 16;
+/// The bits of the hop count.
+pub(crate) const HOPS_MASK: u64 = 0x7FFF << HOPS_SHIFT;
+/// The recorder had no free slot: `seq` is meaningless. Above the hop count, so that one
+/// comparison of the low 32 bits tells a recorded error's hop count range.
+pub(crate) const UNRECORDED: u64 = 1 << 31;
+/// One hop in the count.
+pub(crate) const HOP_ONE: u64 = 1 << HOPS_SHIFT;
 pub(crate) const SEQ_SHIFT: u32 = 32;
 
 /// An errno with its origin and its trail, in 8 bytes.
@@ -46,10 +55,12 @@ pub(crate) const SEQ_SHIFT: u32 = 32;
 ///
 /// # Invariants
 ///
-/// Bits 0..12 hold a valid [`Code`] (so the value is never zero); bits 16..32 hold the origin
-/// site's id (0: beyond the 65535th site); bits 32..64 the recorder sequence number, whose slot
-/// this error owns while it is live, or, when `UNRECORDED` is set, the error's own number among
-/// unrecorded errors (never 0).
+/// Bits 0..12 hold a valid [`Code`] (so the value is never zero); bit 13 is 0; bits 32..64 hold
+/// the recorder sequence number, whose slot this error owns while it is live, and bits 16..31
+/// the hops it took (at most the most a slot counts), which its slot does not count while it is
+/// live; or, when `UNRECORDED` (bit 31) is set, bits 32..64 hold the error's own number among
+/// unrecorded errors (never 0) and bits 16..31 its origin site's id (0: beyond the 32767th
+/// site).
 ///
 /// # Examples
 ///
@@ -128,8 +139,9 @@ impl Error {
         }
     }
 
+    /// An unrecorded error's site id.
     pub(crate) fn site_index(&self) -> u32 {
-        ((self.0.get() >> SITE_SHIFT) & 0xFFFF) as u32
+        ((self.0.get() >> SITE_SHIFT) as u32) & SITE_MASK
     }
 
     #[inline]

@@ -224,13 +224,13 @@ pub mod __private {
     pub struct Hop<X>(pub X);
 
     impl<T> Hop<crate::Result<T>> {
-        /// Records the hop if `Err`, out of line (the success path only tests the result).
+        /// Records the hop if `Err` (the success path only tests the result).
         #[track_caller]
         #[inline(always)]
         pub fn __errtrace_hop(self) -> crate::Result<T> {
             match self.0 {
                 Ok(v) => Ok(v),
-                Err(e) => Err(e.hopped_out_of_line(Location::caller())),
+                Err(e) => Err(e.hopped(Location::caller())),
             }
         }
     }

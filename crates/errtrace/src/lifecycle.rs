@@ -4,7 +4,10 @@
 
 use crate::code::Code;
 use crate::counters::Count;
-use crate::error::{Error, Result, HOPPED, LOGGED, PRINTED, SEQ_SHIFT, SITE_SHIFT, UNRECORDED};
+use crate::error::{
+    Error, Result, DETAIL, HOPS_MASK, HOPS_SHIFT, HOP_ONE, LOGGED, PRINTED, SEQ_SHIFT, SITE_MASK,
+    SITE_SHIFT, UNRECORDED,
+};
 use crate::recorder::{Event, Missing, NewEvent, RECORDER};
 use crate::site::{Origin, Site, SiteRef};
 use crate::unrecorded::MARKS_OF_UNRECORDED;
@@ -39,17 +42,18 @@ impl Error {
             location: loc,
             cpu,
         });
-        let (seq, flags) = match claimed {
-            Some(seq) => (seq, 0),
-            // An identity of its own, for the mark that says it was reported.
-            None => (MARKS_OF_UNRECORDED.next_id(), UNRECORDED),
-        };
         let id = raw_id & 0xFFFF;
+        let (seq, flags) = match claimed {
+            // No hops yet.
+            Some(seq) => (seq, 0),
+            // An identity of its own, for the mark that says it was reported, and its site.
+            None => (
+                MARKS_OF_UNRECORDED.next_id(),
+                UNRECORDED | (u64::from(if id <= SITE_MASK { id } else { 0 }) << SITE_SHIFT),
+            ),
+        };
         crate::probe::error(code, site, id, seq);
-        let bits = u64::from(code.get())
-            | flags
-            | (u64::from(id) << SITE_SHIFT)
-            | (u64::from(seq) << SEQ_SHIFT);
+        let bits = u64::from(code.get()) | flags | (u64::from(seq) << SEQ_SHIFT);
         match NonZeroU64::new(bits) {
             Some(v) => Error(v),
             // Unreachable: a Code is never 0.
@@ -89,7 +93,7 @@ impl Error {
         &self,
     ) -> core::result::Result<(impl Iterator<Item = crate::recorder::Hop> + '_, u32), Missing> {
         match self.seq() {
-            Some(seq) => Ok(RECORDER.trail_owned(seq)),
+            Some(seq) => Ok(RECORDER.trail_owned(seq, hops_of(self.0.get()))),
             None => Err(Missing::Unrecorded),
         }
     }
@@ -119,7 +123,7 @@ impl Error {
         if let Some(seq) = self.seq() {
             RECORDER.set_detail_owned(seq, text);
             // Released through the slow path, which frees the text.
-            self.set_bits(HOPPED);
+            self.set_bits(DETAIL);
         }
     }
 
@@ -200,13 +204,13 @@ impl Error {
         self.hop_at(Location::caller(), None)
     }
 
-    /// `hop_at(location, None)` out of line, for `#[trace]`: the error travels by value in a
-    /// register, so the caller's success path neither spills the result nor keeps the hop's
-    /// bookkeeping in registers.
+    /// `hop_at(location, None)` by value, for `#[trace]`: the error travels in a register, so
+    /// the caller's success path neither spills the result nor keeps the hop's bookkeeping in
+    /// registers.
     #[inline(always)]
-    pub(crate) fn hopped_out_of_line(self, location: &'static Location<'static>) -> Error {
+    pub(crate) fn hopped(self, location: &'static Location<'static>) -> Error {
         let this = ManuallyDrop::new(self);
-        Error(hop_bits(this.0, location))
+        Error(hop_bits(this.0, location, None, false))
     }
 
     /// The error with a hop at `location` (consumes and gives back, so the error is never in
@@ -214,13 +218,7 @@ impl Error {
     #[cfg(feature = "std")]
     #[inline]
     pub(crate) fn hopped_at(self, location: &'static Location<'static>) -> Error {
-        let this = ManuallyDrop::new(self);
-        let bits = this.0.get();
-        if bits & UNRECORDED != 0 {
-            return Error(this.0);
-        }
-        record_hop_inline(bits, location, None);
-        Error(this.0 | HOPPED)
+        self.hopped(location)
     }
 
     /// Moves the error out of `self` (in a container that will drop it), leaving an inert
@@ -235,33 +233,17 @@ impl Error {
     }
 
     /// The error with a hop at `location`, unless it was made there (a `?` whose `From` made
-    /// it: its origin is already that place). Out of line, by value in and out.
-    #[cold]
-    #[inline(never)]
+    /// it: its origin is already that place). By value in and out.
+    #[inline(always)]
     pub(crate) fn hopped_unless_made_at(self, location: &'static Location<'static>) -> Error {
         let this = ManuallyDrop::new(self);
-        let bits = this.0.get();
-        if bits & UNRECORDED != 0 {
-            return Error(this.0);
-        }
-        let seq = (bits >> SEQ_SHIFT) as u32;
-        // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
-        // down), so one pointer comparison tells; only an event without hops is compared.
-        if !RECORDER.hop_owned_unless_made_at(seq, location) {
-            return Error(this.0);
-        }
-        announce_hop(bits, location);
-        Error(this.0 | HOPPED)
+        Error(hop_bits(this.0, location, None, true))
     }
 
     /// Records a hop at `location` with an optional static message.
     #[inline]
     pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
-        let bits = self.0.get();
-        if bits & UNRECORDED == 0 {
-            record_hop_inline(bits, location, message);
-            self.set_bits(HOPPED);
-        }
+        self.0 = hop_bits(self.0, location, message, false);
     }
 
     /// Consumes the error without any message: it was dealt with.
@@ -364,7 +346,8 @@ impl Error {
     #[inline]
     pub(crate) fn release(&self) {
         let bits = self.0.get();
-        if bits & (UNRECORDED | HOPPED) == 0 {
+        // Neither unrecorded, nor hopped (counted as travelled), nor keeping a text (freed).
+        if bits & (UNRECORDED | DETAIL | HOPS_MASK) == 0 {
             RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
         } else {
             release_slow(bits);
@@ -372,14 +355,78 @@ impl Error {
     }
 }
 
+/// The hops a recorded error with `bits` took.
+#[inline(always)]
+fn hops_of(bits: u64) -> u32 {
+    ((bits & HOPS_MASK) >> HOPS_SHIFT) as u32
+}
+
+/// The hops [`hop_bits`] records inline: those the slot keeps.
+const INLINE_HOPS: u32 = crate::config::HOPS as u32;
+
+/// The bits of the error `bits` after a hop at `location` with `message` (with
+/// `unless_made_at`: none if it has no hop yet and was made there). A hop of a recorded error
+/// whose slot keeps it, with no tracer to tell, is inline: the slot's stores and the count in
+/// the bits. Everything else is [`hop_slow`].
+#[inline(always)]
+fn hop_bits(
+    bits: NonZeroU64,
+    location: &'static Location<'static>,
+    message: Option<&'static str>,
+    unless_made_at: bool,
+) -> NonZeroU64 {
+    let b = bits.get();
+    // One comparison of the low half: the hop count (bits 16..31) is below the kept hops and
+    // UNRECORDED (bit 31) is clear.
+    let low = b as u32;
+    if low < INLINE_HOPS << HOPS_SHIFT && !crate::probe::hop_wanted() {
+        let seq = (b >> SEQ_SHIFT) as u32;
+        // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
+        // down), so one pointer comparison tells; only an event without hops is compared.
+        if unless_made_at && low < HOP_ONE as u32 && RECORDER.made_at(seq, location) {
+            return bits;
+        }
+        RECORDER.hop_owned(seq, low >> HOPS_SHIFT, location, message);
+        return counted(bits);
+    }
+    hop_slow(bits, location, message, unless_made_at)
+}
+
+/// `bits` with one more hop counted (below the most a slot counts).
+#[inline(always)]
+fn counted(bits: NonZeroU64) -> NonZeroU64 {
+    // The count stays in its field, so the code bits stay and the value is never 0.
+    NonZeroU64::new(bits.get().wrapping_add(HOP_ONE)).unwrap_or(bits)
+}
+
+/// [`hop_bits`] out of line: hops past the slot's cells (counted in its state), unrecorded
+/// errors (no hop), and hops a tracer is told of.
 #[cold]
 #[inline(never)]
-fn hop_bits(bits: NonZeroU64, location: &'static Location<'static>) -> NonZeroU64 {
-    if bits.get() & UNRECORDED != 0 {
+fn hop_slow(
+    bits: NonZeroU64,
+    location: &'static Location<'static>,
+    message: Option<&'static str>,
+    unless_made_at: bool,
+) -> NonZeroU64 {
+    let b = bits.get();
+    if b & UNRECORDED != 0 {
         return bits;
     }
-    record_hop_inline(bits.get(), location, None);
-    bits | HOPPED
+    let seq = (b >> SEQ_SHIFT) as u32;
+    let n = hops_of(b);
+    // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
+    // down), so one pointer comparison tells; only an event without hops is compared.
+    if unless_made_at && n == 0 && RECORDER.made_at(seq, location) {
+        return bits;
+    }
+    RECORDER.hop_owned(seq, n, location, message);
+    announce_hop(b, location);
+    if n < crate::raw::HOP_COUNT_MAX {
+        counted(bits)
+    } else {
+        bits
+    }
 }
 
 /// Releases an unrecorded error (its reported mark, if any, is freed), or one that travelled
@@ -395,30 +442,26 @@ fn release_slow(bits: u64) {
     // While still the owner: the text goes before the slot can be claimed again.
     #[cfg(feature = "std")]
     RECORDER.free_detail_owned(seq);
-    if RECORDER.trail_owned(seq).1 > 0 {
+    let hops = hops_of(bits);
+    if hops > 0 {
         let shard = crate::shard::current(crate::platform::cpu_id());
         RECORDER.travelled(seq, shard);
     }
-    RECORDER.release_owned(seq);
+    RECORDER.release_owned_after(seq, hops);
 }
 
-#[inline(always)]
-fn record_hop_inline(
-    bits: u64,
-    location: &'static Location<'static>,
-    message: Option<&'static str>,
-) {
-    let seq = (bits >> SEQ_SHIFT) as u32;
-    RECORDER.hop_owned(seq, location, message);
-    announce_hop(bits, location);
-}
-
-/// Tells the tracer (SDT probe, tracepoint hook) of a hop the recorder took.
+/// Tells the tracer (SDT probe, tracepoint hook) of a hop the recorded error `bits` took.
 #[inline(always)]
 fn announce_hop(bits: u64, location: &'static Location<'static>) {
+    if !crate::probe::hop_wanted() {
+        return;
+    }
     let seq = (bits >> SEQ_SHIFT) as u32;
     let code = Code::new((bits & crate::error::CODE_MASK) as u16).unwrap_or(crate::code::EIO);
-    crate::probe::hop(code, ((bits >> SITE_SHIFT) & 0xFFFF) as u32, seq, location);
+    let site = RECORDER
+        .site_owned(seq)
+        .map_or(0, |s| s.state().raw_id() & 0xFFFF);
+    crate::probe::hop(code, site, seq, location);
 }
 
 impl From<Code> for Error {

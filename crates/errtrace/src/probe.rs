@@ -51,6 +51,21 @@ pub(crate) fn hop(code: Code, site: u32, seq: u32, at: &'static Location<'static
     sdt_hop(code, site, seq, at);
 }
 
+/// Whether a hop must be told to a tracer: always with SDT probes (each is a `nop` a tracer
+/// may turn into a breakpoint at any time), with the hooks while their hop event is enabled,
+/// never without either feature. A hop nobody is told of stays inline (see `lifecycle.rs`).
+#[inline(always)]
+pub(crate) fn hop_wanted() -> bool {
+    if cfg!(all(feature = "sdt", not(loom))) {
+        return true;
+    }
+    #[cfg(feature = "tracepoints")]
+    if hooks::hop_enabled() {
+        return true;
+    }
+    false
+}
+
 #[cfg(all(feature = "sdt", not(loom)))]
 #[inline(always)]
 fn sdt_error(code: Code, site: SiteRef, id: u32, seq: u32) {
@@ -209,9 +224,15 @@ mod hooks {
 
     #[inline(always)]
     pub(crate) fn hop(code: Code, site: u32, seq: u32, at: &'static Location<'static>) {
-        if ENABLED.load(Ordering::Relaxed) & Event::Hop.bit() != 0 {
+        if hop_enabled() {
             fire_hop(code, site, seq, at);
         }
+    }
+
+    /// Whether the hop event is enabled.
+    #[inline(always)]
+    pub(crate) fn hop_enabled() -> bool {
+        ENABLED.load(Ordering::Relaxed) & Event::Hop.bit() != 0
     }
 
     #[cold]

@@ -233,29 +233,25 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         self.slot(seq).is_some_and(|slot| slot.is_live(seq >> 16))
     }
 
-    /// Appends a hop to the live event `seq`, on behalf of the one error that owns it.
+    /// Writes hop number `n` of the live event `seq`, on behalf of the one error that owns it
+    /// (and counts its hops).
     #[inline(always)]
     pub(crate) fn hop_owned(
         &self,
         seq: u32,
+        n: u32,
         location: &'static Location<'static>,
         message: Option<&'static str>,
     ) {
         if let Some(slot) = self.slot(seq) {
-            slot.hop_owned(location, message);
+            slot.hop_owned(n, location, message);
         }
     }
 
-    /// Appends a hop at `location` to the live event `seq` unless it has none yet and was made
-    /// there (owner only); returns whether it appended.
-    #[inline(always)]
-    pub(crate) fn hop_owned_unless_made_at(
-        &self,
-        seq: u32,
-        location: &'static Location<'static>,
-    ) -> bool {
-        self.slot(seq)
-            .is_some_and(|slot| slot.hop_owned_unless_made_at(location))
+    /// Whether the live event `seq` was made at `location` (owner only).
+    #[inline]
+    pub(crate) fn made_at(&self, seq: u32, location: &'static Location<'static>) -> bool {
+        self.slot(seq).is_some_and(|slot| slot.made_at(location))
     }
 
     /// Counts the live event `seq`, which took a hop, at its site ("propagated"), in the
@@ -284,13 +280,13 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         Some(self.slot(seq)?.cpu())
     }
 
-    /// The trail of the event `seq`, read in place: `(kept hops, total hops)` (for its owner
-    /// always whole).
-    pub(crate) fn trail_owned(&self, seq: u32) -> (impl Iterator<Item = Hop> + '_, u32) {
-        match self.slot(seq).and_then(|s| s.trail(seq >> 16)) {
-            Some((hops, total)) => (Some(hops).into_iter().flatten(), total),
-            None => (None.into_iter().flatten(), 0),
-        }
+    /// The trail of the live event `seq`, which took `hops` hops, read in place:
+    /// `(kept hops, total hops)` (for its owner always whole).
+    pub(crate) fn trail_owned(&self, seq: u32, hops: u32) -> (impl Iterator<Item = Hop> + '_, u32) {
+        let mut trail = self.slot(seq).and_then(|s| s.trail(seq >> 16, hops));
+        let total = trail.as_ref().map_or(0, |(_, total)| *total);
+        // One trail or none (no `Flatten`, which would keep three on a report's stack).
+        (core::iter::from_fn(move || trail.as_mut()?.0.next()), total)
     }
 
     /// Releases the live event `seq` (owner only): its error is gone; the event stays readable
@@ -299,6 +295,14 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     pub(crate) fn release_owned(&self, seq: u32) {
         if let Some(slot) = self.slot(seq) {
             slot.release_owned();
+        }
+    }
+
+    /// Releases the live event `seq` that took `hops` hops (owner only), keeping the count.
+    #[inline]
+    pub(crate) fn release_owned_after(&self, seq: u32, hops: u32) {
+        if let Some(slot) = self.slot(seq) {
+            slot.release_owned_after(hops);
         }
     }
 
@@ -546,14 +550,15 @@ mod tests {
             "a zeroed slot is empty"
         );
         let s = R.claim(ev(0)).unwrap();
-        R.hop_owned(s, Location::caller(), Some("ctx"));
-        let (hops, total) = R.trail_owned(s);
+        R.hop_owned(s, 0, Location::caller(), Some("ctx"));
+        let (hops, total) = R.trail_owned(s, 1);
         assert_eq!(total, 1);
         assert_eq!(
             hops.map(|h| h.message).collect::<std::vec::Vec<_>>(),
             [Some("ctx")]
         );
-        R.release_owned(s);
+        assert_eq!(R.read(s).unwrap().total_hops(), 1, "a live event's cells");
+        R.release_owned_after(s, 1);
         let e = R.read(s).unwrap();
         assert!(!e.is_live());
         assert_eq!(e.total_hops(), 1);
@@ -562,6 +567,34 @@ mod tests {
             R.release_owned(n);
         }
         assert_eq!(R.read(s).unwrap_err(), Missing::Overwritten { newer: 4 });
+    }
+
+    /// An error counts its hops; its slot keeps the first ones and, past them, the count (for
+    /// readers while it lives), and at its release the total.
+    #[test]
+    fn hops_past_the_cells_are_counted_in_the_state() {
+        static R: Recorder<1, 2, 2, 2> = Recorder::new();
+        let s = R.claim(ev(0)).unwrap();
+        for n in 0..5 {
+            R.hop_owned(s, n, Location::caller(), None);
+        }
+        let live = R.read(s).unwrap();
+        assert_eq!(live.total_hops(), 5);
+        assert_eq!(live.hops().count(), 2);
+        let (hops, total) = R.trail_owned(s, 5);
+        assert_eq!((hops.count(), total), (2, 5));
+        R.release_owned_after(s, 5);
+        assert_eq!(R.read(s).unwrap().total_hops(), 5);
+        // The next event in the slot starts with no trail, though cells hold the last one's.
+        let n = R.claim(ev(0)).unwrap();
+        let n = if n & 0xFFFF == s & 0xFFFF {
+            n
+        } else {
+            R.claim(ev(0)).unwrap()
+        };
+        assert_eq!(n & 0xFFFF, s & 0xFFFF);
+        let fresh = R.read(n).unwrap();
+        assert_eq!((fresh.total_hops(), fresh.hops().count()), (0, 0));
     }
 
     /// A detail lives as long as its event's error, and a new event in the slot starts
@@ -632,13 +665,13 @@ mod loom_tests {
             let e = ev(0);
             let seq = r.claim(e).unwrap();
             let owner = thread::spawn(move || {
-                r.hop_owned(seq, Location::caller(), Some("one"));
-                r.release_owned(seq);
+                r.hop_owned(seq, 0, Location::caller(), Some("one"));
+                r.release_owned_after(seq, 1);
             });
             let other = thread::spawn(move || {
                 if let Some(s) = r.claim(e) {
-                    r.hop_owned(s, Location::caller(), Some("other"));
-                    r.release_owned(s);
+                    r.hop_owned(s, 0, Location::caller(), Some("other"));
+                    r.release_owned_after(s, 1);
                 }
             });
             match r.read(seq) {
@@ -688,8 +721,8 @@ mod loom_tests {
             let seq = r.claim(e).unwrap();
             assert_eq!(seq & 0xFFFF, 1, "shard 1's slot");
             let other = thread::spawn(move || {
-                r.hop_owned(seq, Location::caller(), Some("one"));
-                r.release_owned(seq);
+                r.hop_owned(seq, 0, Location::caller(), Some("one"));
+                r.release_owned_after(seq, 1);
             });
             let reader = thread::spawn(move || match r.read(seq) {
                 Ok(ev) => assert!(ev.hops().all(|h| h.message == Some("one"))),
@@ -698,13 +731,60 @@ mod loom_tests {
             });
             let again = r.claim(e).unwrap();
             assert_ne!(again, seq);
-            r.hop_owned(again, Location::caller(), Some("two"));
-            let (hops, total) = r.trail_owned(again);
+            r.hop_owned(again, 0, Location::caller(), Some("two"));
+            let (hops, total) = r.trail_owned(again, 1);
             assert_eq!(total, 1);
             assert!(hops.into_iter().all(|h| h.message == Some("two")));
             other.join().unwrap();
             reader.join().unwrap();
-            r.release_owned(again);
+            r.release_owned_after(again, 1);
+        });
+    }
+
+    /// The trail's publication: the owner of a live error hops (a plain hop, then one with a
+    /// message) while another thread reads the event. The slot held an earlier event with more
+    /// hops, so stale cells lie past the live trail's end. The reader sees a prefix of the live
+    /// trail (each hop's message with it), never a cell of the earlier event, and its count is
+    /// the hops it sees.
+    #[test]
+    fn hops_publish_a_prefix_without_a_count() {
+        loom::model(|| {
+            let r: &'static Recorder<1, 1, 1, 3> = leak(Recorder::new());
+            let e = ev(0);
+            let old = r.claim(e).unwrap();
+            for n in 0..3 {
+                r.hop_owned(old, n, Location::caller(), Some("old"));
+            }
+            r.release_owned_after(old, 3);
+            let seq = r.claim(e).unwrap();
+            let plain: &'static Location<'static> = Location::caller();
+            let owner = thread::spawn(move || {
+                r.hop_owned(seq, 0, plain, None);
+                r.hop_owned(seq, 1, Location::caller(), Some("new"));
+                seq
+            });
+            match r.read(seq) {
+                Ok(ev) => {
+                    let hops: std::vec::Vec<_> = ev.hops().collect();
+                    assert!(hops.len() <= 2, "{hops:?}");
+                    assert_eq!(ev.total_hops() as usize, hops.len());
+                    if let Some(first) = hops.first() {
+                        assert!(core::ptr::eq(first.location, plain));
+                        assert_eq!(first.message, None);
+                    }
+                    if let Some(second) = hops.get(1) {
+                        assert_eq!(second.message, Some("new"));
+                    }
+                }
+                Err(Missing::Busy) => {}
+                Err(other) => panic!("the live event is readable: {other:?}"),
+            }
+            let seq = owner.join().unwrap();
+            let (hops, total) = r.trail_owned(seq, 2);
+            assert_eq!(total, 2);
+            assert_eq!(hops.count(), 2);
+            r.release_owned_after(seq, 2);
+            assert_eq!(r.read(seq).unwrap().total_hops(), 2);
         });
     }
 }

@@ -9,7 +9,15 @@
 //! `tag << 16 | LIVE? | BUSY? | REPORTED? | WRITTEN? | count`: `tag` tells events apart (the
 //! low 16 bits of the shard's count when the slot was claimed), LIVE that its error exists, BUSY
 //! that a claimer is filling the fields, WRITTEN that it ever held an event, `count` the hops
-//! taken.
+//! taken, once the error is released or has taken more hops than the slot keeps.
+//!
+//! # The trail
+//!
+//! A live error counts its own hops (in its bits), so a hop writes the slot and nothing else:
+//! hop `n` stores the end mark (null) in cell `n + 1`, then its location in cell `n` (Release).
+//! A claim ends the trail at cell 0. A reader takes the cells up to the first end mark, so it
+//! sees a prefix of the trail as it stands, never a cell of an earlier event; the state word
+//! tells it whether the slot was claimed again meanwhile.
 
 use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use core::panic::Location;
@@ -66,28 +74,135 @@ impl core::fmt::Display for Hop {
     }
 }
 
-/// One hop: a location and an optional message, the message as its two halves.
+/// Bit 0 of a hop's location word: the hop has a message, in the cell of the same number.
+const WITH_MESSAGE: usize = 1;
+// A `Location` is aligned to at least 2 (it holds a `&str`), so bit 0 of its address is free.
+const _: () = assert!(core::mem::align_of::<Location<'static>>() >= 2);
+
+/// One hop's location: null (the end of the trail), or the address of a `&'static Location`
+/// with [`WITH_MESSAGE`] in bit 0 when the hop has a message.
 ///
 /// # Invariants
 ///
-/// Written only by [`Slot::hop_owned`], at the cell of the slot's current count, before the
-/// count is raised past it; `msg_ptr` is null or `msg_ptr`/`msg_len` are the halves of one
-/// `&'static str`.
-struct HopCell {
-    loc: AtomicRef<Location<'static>>,
-    msg_ptr: AtomicPtr<u8>,
-    msg_len: AtomicUsize,
+/// The pointer is null or, with bit 0 cleared, was obtained from a `&'static Location`.
+struct HopLoc {
+    word: AtomicPtr<Location<'static>>,
 }
 
-impl HopCell {
+impl HopLoc {
     crate::sync::loom_const_fn! {
-        fn new() -> HopCell {
-            HopCell {
-                loc: AtomicRef::none(),
-                msg_ptr: AtomicPtr::new(core::ptr::null_mut()),
-                msg_len: AtomicUsize::new(0),
+        fn new() -> HopLoc {
+            HopLoc {
+                word: AtomicPtr::new(core::ptr::null_mut()),
             }
         }
+    }
+
+    /// Ends the trail here.
+    #[inline(always)]
+    fn end(&self) {
+        self.word.store(core::ptr::null_mut(), Ordering::Relaxed);
+    }
+
+    /// Stores a hop's location, marked when the hop's message cell was written before.
+    #[inline(always)]
+    fn set(&self, location: &'static Location<'static>, with_message: bool, order: Ordering) {
+        let ptr = core::ptr::from_ref(location).cast_mut();
+        let word = if with_message {
+            ptr.map_addr(|a| a | WITH_MESSAGE)
+        } else {
+            ptr
+        };
+        self.word.store(word, order);
+    }
+
+    /// The location and whether the hop has a message; `None` at the end of the trail.
+    #[inline(always)]
+    fn get(&self, order: Ordering) -> Option<(&'static Location<'static>, bool)> {
+        let word = self.word.load(order);
+        let ptr = word.map_addr(|a| a & !WITH_MESSAGE);
+        // SAFETY: by the invariant, with bit 0 cleared the pointer is null or came from a
+        // `&'static Location`, which is valid, aligned and lives forever.
+        let location = unsafe { ptr.cast_const().as_ref() }?;
+        Some((location, word.addr() & WITH_MESSAGE != 0))
+    }
+}
+
+/// The hops' locations: one cell per kept hop, then one more that only ever holds the end
+/// mark, so that every kept hop can end the trail after it with one store.
+///
+/// # Invariants
+///
+/// `repr(C)`: `past` follows the `H` cells directly (they have one type), so cell `i + 1` of
+/// the struct's memory, for `i < H`, is a cell or `past`.
+#[repr(C)]
+struct HopLocs<const H: usize> {
+    cells: [HopLoc; H],
+    past: HopLoc,
+}
+
+impl<const H: usize> HopLocs<H> {
+    #[cfg(not(loom))]
+    const fn new() -> Self {
+        HopLocs {
+            cells: [const { HopLoc::new() }; H],
+            past: HopLoc::new(),
+        }
+    }
+
+    #[cfg(loom)]
+    fn new() -> Self {
+        HopLocs {
+            cells: core::array::from_fn(|_| HopLoc::new()),
+            past: HopLoc::new(),
+        }
+    }
+
+    /// Ends the trail after kept hop `i` (`i < H`), in the next cell or `past`.
+    #[inline(always)]
+    fn end_after(&self, i: usize) {
+        if i >= H {
+            return;
+        }
+        let first = core::ptr::from_ref(self).cast::<HopLoc>();
+        // SAFETY: `i + 1 <= H`, and by the invariant the struct is `H + 1` consecutive
+        // `HopLoc`s starting at its address, so the pointer (derived from the whole struct)
+        // points at one of them, valid for as long as `self` is borrowed.
+        let next = unsafe { &*first.add(i.wrapping_add(1)) };
+        next.end();
+    }
+}
+
+/// A hop's message, as its two halves.
+///
+/// # Invariants
+///
+/// Written only by the slot's owner, before it stores the location of the hop with the same
+/// number marked [`WITH_MESSAGE`]; `ptr`/`len` are then the halves of one `&'static str`.
+struct HopMessage {
+    ptr: AtomicPtr<u8>,
+    len: AtomicUsize,
+}
+
+impl HopMessage {
+    crate::sync::loom_const_fn! {
+        fn new() -> HopMessage {
+            HopMessage {
+                ptr: AtomicPtr::new(core::ptr::null_mut()),
+                len: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    /// The message, for a reader that read this hop's location marked [`WITH_MESSAGE`] with
+    /// Acquire, and that checks the slot's state word after (the text is only used if the slot
+    /// was not claimed again meanwhile).
+    #[inline(always)]
+    fn halves(&self) -> (*mut u8, usize) {
+        (
+            self.ptr.load(Ordering::Relaxed),
+            self.len.load(Ordering::Relaxed),
+        )
     }
 }
 
@@ -126,19 +241,23 @@ pub(crate) enum CopyError {
 ///
 /// # Invariants
 ///
-/// While BUSY is set, one claimer owns every field. While LIVE is set (and BUSY clear) only the
-/// owning error writes: a hop at `hops[count]` followed by a Release store of the state with
-/// `count + 1`, the REPORTED bit, and at last clearing LIVE. A claim changes the state (CAS to
-/// BUSY with a new tag, then a Release fence) before any field or cell is written again, so a
-/// reader that saw a write made after the state it read first sees another state when it looks
-/// again after an Acquire fence.
+/// While BUSY is set, one claimer owns every field; it ends the trail at `locs[0]`. While LIVE
+/// is set (and BUSY clear) only the owning error writes: hop `n` (the error counts them) ends
+/// the trail at `locs[n + 1]` (for the last kept hop, the cell past them), writes `msgs[n]` if it has a message, then `locs[n]` with a
+/// Release store; a hop past the kept cells stores the count in the state instead (Release);
+/// the REPORTED bit; at last the release, which clears LIVE and stores the count. So the cells
+/// before the first end mark belong to the event the state names. A claim changes the state
+/// (CAS to BUSY with a new tag, then a Release fence) before any field or cell is written again,
+/// so a reader that saw a write made after the state it read first sees another state when it
+/// looks again after an Acquire fence.
 pub(crate) struct Slot<T: Sync + 'static, const H: usize> {
     state: AtomicU32,
     code: AtomicU32,
     cpu: AtomicU32,
     site: AtomicRef<T>,
     loc: AtomicRef<Location<'static>>,
-    hops: [HopCell; H],
+    locs: HopLocs<H>,
+    msgs: [HopMessage; H],
     /// With `std`: the foreign error's text (owner only; freed when its error ends).
     #[cfg(all(feature = "std", not(loom)))]
     detail: super::detail::DetailCell,
@@ -153,7 +272,8 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             cpu: AtomicU32::new(0),
             site: AtomicRef::none(),
             loc: AtomicRef::none(),
-            hops: [const { HopCell::new() }; H],
+            locs: HopLocs::new(),
+            msgs: [const { HopMessage::new() }; H],
             #[cfg(feature = "std")]
             detail: super::detail::DetailCell::new(),
         }
@@ -167,7 +287,8 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             cpu: AtomicU32::new(0),
             site: AtomicRef::none(),
             loc: AtomicRef::none(),
-            hops: core::array::from_fn(|_| HopCell::new()),
+            locs: HopLocs::new(),
+            msgs: core::array::from_fn(|_| HopMessage::new()),
         }
     }
 
@@ -219,6 +340,9 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.cpu.store(fill.cpu, Ordering::Relaxed);
         self.site.store(Some(fill.site), Ordering::Relaxed);
         self.loc.store(fill.loc, Ordering::Relaxed);
+        if let Some(first) = self.locs.cells.first() {
+            first.end();
+        }
         self.state.store(new, Ordering::Release);
     }
 
@@ -228,54 +352,46 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.state.load(Ordering::Relaxed) & OWNER_MASK == (tag << 16) | LIVE | WRITTEN
     }
 
-    /// Appends a hop, on behalf of the one error that owns the slot (which holds it live, so
-    /// nobody else writes it).
+    /// Writes hop number `n` (the hops the error took before it), on behalf of the one error
+    /// that owns the slot (which holds it live, so nobody else writes it). A hop past the kept
+    /// cells only counts: the count goes to the state word, for readers.
     #[inline(always)]
     pub(crate) fn hop_owned(
         &self,
+        n: u32,
         location: &'static Location<'static>,
         message: Option<&'static str>,
     ) {
-        let st = self.state.load(Ordering::Relaxed);
-        self.append_hop(st, location, message);
-    }
-
-    /// Appends a hop at `location` (owner only, as [`hop_owned`](Self::hop_owned)) unless the
-    /// event has no hop yet and its origin is `location`: an error a conversion made at a `?`
-    /// takes no hop at that `?`. Only the first hop reads the origin. Returns whether it
-    /// appended.
-    #[inline(always)]
-    pub(crate) fn hop_owned_unless_made_at(&self, location: &'static Location<'static>) -> bool {
-        let st = self.state.load(Ordering::Relaxed);
-        if st & COUNT == 0 && self.loc().is_some_and(|l| core::ptr::eq(l, location)) {
-            return false;
-        }
-        self.append_hop(st, location, None);
-        true
-    }
-
-    /// Writes hop number `st & COUNT` and publishes the count (owner only).
-    #[inline(always)]
-    fn append_hop(
-        &self,
-        st: u32,
-        location: &'static Location<'static>,
-        message: Option<&'static str>,
-    ) {
-        let count = st & COUNT;
-        if let Some(cell) = self.hops.get(count as usize) {
-            cell.loc.store(Some(location), Ordering::Relaxed);
-            match message {
-                Some(m) => {
-                    cell.msg_len.store(m.len(), Ordering::Relaxed);
-                    cell.msg_ptr.store(m.as_ptr() as *mut u8, Ordering::Relaxed);
-                }
-                None => cell.msg_ptr.store(core::ptr::null_mut(), Ordering::Relaxed),
+        let i = n as usize;
+        let Some(cell) = self.locs.cells.get(i) else {
+            self.count_past_cells(n);
+            return;
+        };
+        self.locs.end_after(i);
+        let with_message = match (message, self.msgs.get(i)) {
+            (Some(m), Some(halves)) => {
+                halves.len.store(m.len(), Ordering::Relaxed);
+                halves.ptr.store(m.as_ptr().cast_mut(), Ordering::Relaxed);
+                true
             }
-        }
-        if count < COUNT {
-            slot_publish(&self.state, st.wrapping_add(1));
-        }
+            _ => false,
+        };
+        // Release: the end mark and the message before the location.
+        cell.set(location, with_message, Ordering::Release);
+    }
+
+    /// Publishes hop count `n + 1` in the state word (owner only), for a hop past the cells.
+    #[cold]
+    fn count_past_cells(&self, n: u32) {
+        let st = self.state.load(Ordering::Relaxed);
+        let total = n.wrapping_add(1).min(COUNT);
+        self.state.store((st & !COUNT) | total, Ordering::Release);
+    }
+
+    /// Whether the event's origin is `location` (owner only).
+    #[inline]
+    pub(crate) fn made_at(&self, location: &'static Location<'static>) -> bool {
+        self.loc().is_some_and(|l| core::ptr::eq(l, location))
     }
 
     /// Ends the live event (owner only): its error is gone; the event stays readable until the
@@ -284,6 +400,15 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
     pub(crate) fn release_owned(&self) {
         let st = self.state.load(Ordering::Relaxed);
         self.state.store(st & !LIVE, Ordering::Release);
+    }
+
+    /// Ends the live event that took `hops` hops (owner only), keeping the count for readers.
+    #[inline]
+    pub(crate) fn release_owned_after(&self, hops: u32) {
+        let st = self.state.load(Ordering::Relaxed);
+        let count = hops.min(COUNT);
+        self.state
+            .store((st & !(LIVE | COUNT)) | count, Ordering::Release);
     }
 
     /// Keeps the foreign error's text for the live event `tag` (owner only).
@@ -348,23 +473,23 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         (st & (LIVE | WRITTEN) == LIVE | WRITTEN).then_some(st >> 16)
     }
 
-    /// The trail of event `tag`, read in place: `(kept hops, total hops)`, `None` when the slot
-    /// holds another event. Each hop is checked against the state word as it is read, and the
-    /// trail ends early if the slot changed (never for its owner, which is the only writer).
-    pub(crate) fn trail(&self, tag: u32) -> Option<(Trail<'_, T, H>, u32)> {
+    /// The trail of event `tag`, which took `hops` hops (its owner knows), read in place:
+    /// `(kept hops, total hops)`, `None` when the slot holds another event. Each hop is checked
+    /// against the state word as it is read, and the trail ends early if the slot changed (never
+    /// for its owner, which is the only writer).
+    pub(crate) fn trail(&self, tag: u32, hops: u32) -> Option<(Trail<'_, T, H>, u32)> {
         let s1 = self.state.load(Ordering::Acquire);
         if s1 & WRITTEN == 0 || s1 & BUSY != 0 || s1 >> 16 != tag {
             return None;
         }
-        let total = s1 & COUNT;
         Some((
             Trail {
                 slot: self,
                 state: s1,
                 next: 0,
-                end: (total as usize).min(H),
+                end: (hops as usize).min(H),
             },
-            total,
+            hops,
         ))
     }
 
@@ -379,14 +504,23 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             let cpu = self.cpu.load(Ordering::Relaxed);
             let site = self.site.load(Ordering::Relaxed);
             let loc = self.loc.load(Ordering::Relaxed);
-            let count = s1 & COUNT;
-            let mut raw = [(None, core::ptr::null_mut(), 0usize); H];
-            for (r, cell) in raw.iter_mut().zip(self.hops.iter()).take(count as usize) {
-                *r = (
-                    cell.loc.load(Ordering::Relaxed),
-                    cell.msg_ptr.load(Ordering::Relaxed),
-                    cell.msg_len.load(Ordering::Relaxed),
-                );
+            let mut raw = [(None, (core::ptr::null_mut(), 0usize)); H];
+            let mut kept = 0u32;
+            for (r, (cell, halves)) in raw
+                .iter_mut()
+                .zip(self.locs.cells.iter().zip(self.msgs.iter()))
+            {
+                // Acquire: the hop's end mark and message were written before its location.
+                let Some((location, with_message)) = cell.get(Ordering::Acquire) else {
+                    break;
+                };
+                let text = if with_message {
+                    halves.halves()
+                } else {
+                    (core::ptr::null_mut(), 0)
+                };
+                *r = (Some(location), text);
+                kept = kept.wrapping_add(1);
             }
             fence(Ordering::Acquire);
             if self.state.load(Ordering::Relaxed) != s1 {
@@ -403,12 +537,13 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
                 });
             }
             let mut hops = [None; H];
-            for (h, (loc, ptr, len)) in hops.iter_mut().zip(raw.iter()) {
+            for (h, (loc, (ptr, len))) in hops.iter_mut().zip(raw.iter()) {
                 if let Some(location) = loc {
                     // SAFETY: the state word was the same before and after the reads (with the
-                    // Acquire fence between), and cells below its count are not written while
-                    // it stays the same (the slot's invariant), so `ptr` and `len` are the
-                    // halves of one `&'static str` (the cell's invariant).
+                    // Acquire fence between), so the slot was not claimed again and the cells
+                    // read belong to this event (the slot's invariant); a message's halves were
+                    // read after its location marked `WITH_MESSAGE` (Acquire), so they are the
+                    // halves of one `&'static str` (the message cell's invariant).
                     let message = unsafe { message(*ptr, *len) };
                     *h = Some(Hop { location, message });
                 }
@@ -420,18 +555,13 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
                 site,
                 loc,
                 live: s1 & LIVE != 0,
-                total_hops: count,
+                // The state's count once released or past the cells, else the cells taken.
+                total_hops: (s1 & COUNT).max(kept),
                 hops,
             });
         }
         Err(CopyError::Busy)
     }
-}
-
-/// The Release store that publishes a hop's cell.
-#[inline(always)]
-fn slot_publish(state: &AtomicU32, value: u32) {
-    state.store(value, Ordering::Release);
 }
 
 /// A message from its halves.
@@ -464,10 +594,15 @@ impl<T: Sync + 'static, const H: usize> Iterator for Trail<'_, T, H> {
         if self.next >= self.end {
             return None;
         }
-        let cell = self.slot.hops.get(self.next)?;
-        let loc = cell.loc.load(Ordering::Relaxed);
-        let ptr = cell.msg_ptr.load(Ordering::Relaxed);
-        let len = cell.msg_len.load(Ordering::Relaxed);
+        let cell = self.slot.locs.cells.get(self.next)?;
+        let halves = self.slot.msgs.get(self.next)?;
+        // Acquire: the hop's message was written before its location.
+        let (location, with_message) = cell.get(Ordering::Acquire)?;
+        let (ptr, len) = if with_message {
+            halves.halves()
+        } else {
+            (core::ptr::null_mut(), 0)
+        };
         fence(Ordering::Acquire);
         if self.slot.state.load(Ordering::Relaxed) != self.state {
             // The slot changed under us (only for a reader that does not own it): stop.
@@ -476,13 +611,10 @@ impl<T: Sync + 'static, const H: usize> Iterator for Trail<'_, T, H> {
         }
         self.next = self.next.wrapping_add(1);
         // SAFETY: the state word is the one read (Acquire) before this trail began, again after
-        // this cell's reads (with an Acquire fence between), and `next` is below its count:
-        // cells below the count are not written while the state stays the same (the slot's
-        // invariant), so `ptr` and `len` are the halves of one `&'static str`.
+        // this cell's reads (with an Acquire fence between), so the slot was not claimed again
+        // and `next` is below the hops its owner counted; the halves were read after the
+        // location marked `WITH_MESSAGE` (Acquire), so they are the halves of one `&'static str`.
         let message = unsafe { message(ptr, len) };
-        Some(Hop {
-            location: loc?,
-            message,
-        })
+        Some(Hop { location, message })
     }
 }
