@@ -380,8 +380,9 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         cell.set(location, with_message, Ordering::Release);
     }
 
-    /// Publishes hop count `n + 1` in the state word (owner only), for a hop past the cells.
-    #[cold]
+    /// Publishes hop count `n + 1` in the state word (owner only), for a hop past the cells
+    /// (reached out of line: the inline hop keeps below them).
+    #[inline(always)]
     fn count_past_cells(&self, n: u32) {
         let st = self.state.load(Ordering::Relaxed);
         let total = n.wrapping_add(1).min(COUNT);
