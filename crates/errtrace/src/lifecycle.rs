@@ -366,8 +366,8 @@ const INLINE_HOPS: u32 = crate::config::HOPS as u32;
 
 /// The bits of the error `bits` after a hop at `location` with `message` (with
 /// `unless_made_at`: none if it has no hop yet and was made there). A hop of a recorded error
-/// whose slot keeps it, with no tracer to tell, is inline: the slot's stores and the count in
-/// the bits. Everything else is [`hop_slow`].
+/// whose slot keeps it, with no tracer to tell and no origin to compare, is inline: the slot's
+/// stores and the count in the bits. Everything else is [`hop_slow`].
 #[inline(always)]
 fn hop_bits(
     bits: NonZeroU64,
@@ -377,16 +377,11 @@ fn hop_bits(
 ) -> NonZeroU64 {
     let b = bits.get();
     // One comparison of the low half: the hop count (bits 16..31) is below the kept hops and
-    // UNRECORDED (bit 31) is clear.
+    // UNRECORDED (bit 31) is clear. The first hop of a `?` compares the origin, out of line.
     let low = b as u32;
-    if low < INLINE_HOPS << HOPS_SHIFT && !crate::probe::hop_wanted() {
-        let seq = (b >> SEQ_SHIFT) as u32;
-        // A conversion at the `?` got the same `Location` (`#[track_caller]` hands the `?`'s
-        // down), so one pointer comparison tells; only an event without hops is compared.
-        if unless_made_at && low < HOP_ONE as u32 && RECORDER.made_at(seq, location) {
-            return bits;
-        }
-        RECORDER.hop_owned(seq, low >> HOPS_SHIFT, location, message);
+    let inline = low < INLINE_HOPS << HOPS_SHIFT && (!unless_made_at || low >= HOP_ONE as u32);
+    if inline && !crate::probe::hop_wanted() {
+        RECORDER.hop_owned((b >> SEQ_SHIFT) as u32, low >> HOPS_SHIFT, location, message);
         return counted(bits);
     }
     hop_slow(bits, location, message, unless_made_at)
@@ -399,8 +394,9 @@ fn counted(bits: NonZeroU64) -> NonZeroU64 {
     NonZeroU64::new(bits.get().wrapping_add(HOP_ONE)).unwrap_or(bits)
 }
 
-/// [`hop_bits`] out of line: hops past the slot's cells (counted in its state), unrecorded
-/// errors (no hop), and hops a tracer is told of.
+/// [`hop_bits`] out of line: the first hop of a `?` (which compares the origin), hops past the
+/// slot's cells (counted in its state), unrecorded errors (no hop), and hops a tracer is told
+/// of.
 #[cold]
 #[inline(never)]
 fn hop_slow(

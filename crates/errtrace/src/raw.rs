@@ -15,10 +15,12 @@
 pub(crate) mod ddebug;
 #[cfg(all(feature = "std", not(loom)))]
 pub(crate) mod detail;
+pub(crate) mod hop;
 pub(crate) mod slot;
 
-pub use slot::Hop;
-pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX, LOGGED_HERE};
+pub use hop::Hop;
+pub(crate) use hop::LOGGED_HERE;
+pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX};
 
 #[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]
 use crate::sync::AtomicUsize;
