@@ -381,7 +381,12 @@ fn hop_bits(
     let low = b as u32;
     let inline = low < INLINE_HOPS << HOPS_SHIFT && (!unless_made_at || low >= HOP_ONE as u32);
     if inline && !crate::probe::hop_wanted() {
-        RECORDER.hop_owned((b >> SEQ_SHIFT) as u32, low >> HOPS_SHIFT, location, message);
+        RECORDER.hop_owned(
+            (b >> SEQ_SHIFT) as u32,
+            low >> HOPS_SHIFT,
+            location,
+            message,
+        );
         return counted(bits);
     }
     hop_slow(bits, location, message, unless_made_at)
