@@ -63,10 +63,11 @@ STRESS=${ERRTRACE_STRESS:-$HERE/stress.sh}
 CHECK=${ERRTRACE_CHECK:-$HERE/check.sh}
 JOBS=${ERRTRACE_JOBS:-$(nproc)}
 # errtrace's storage for the module (errtrace::config): location sites, recorder
-# slots (all shards) and shards (one per CPU of the test VM and more).
+# slots (all shards) and shards (shard.c: one per CPU of the 4-CPU test VM, for
+# its tasks, and the shared shard 0 for interrupts, rounded up to a power of two).
 LOCATION_SITES=${ERRTRACE_LOCATION_SITES:-32}
 RECORDER_SLOTS=${ERRTRACE_RECORDER_SLOTS:-64}
-RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-4}
+RECORDER_SHARDS=${ERRTRACE_RECORDER_SHARDS:-8}
 COUNTED_SITES=${ERRTRACE_COUNTED_SITES:-64}
 # Tasks inside an errtrace::expecting scope at once (as many as device scopes).
 EXPECT_CONTEXTS=${ERRTRACE_EXPECT_CONTEXTS:-8}

@@ -145,6 +145,8 @@ step "sink adapters (log, tracing)" \
 step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps
 step "tests without default features (no_std core)" \
     cargo test -p errtrace --no-default-features --lib --tests
+step "no_std shard hooks with four shards (contexts that own a shard)" \
+    env ERRTRACE_RECORDER_SHARDS=4 cargo test -p errtrace --no-default-features --test test_shard_hooks
 step "tests without default features but the control language" \
     cargo test -p errtrace --no-default-features --features control --lib --tests
 step "build without default features for a no_std target check" \

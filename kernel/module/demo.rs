@@ -26,8 +26,10 @@ mod bus;
 mod devctx;
 mod device;
 mod glue;
+// errtrace's shard hooks: a task's CPU shard with preemption off (shard.c).
 mod platform;
 mod regs;
+mod shard;
 mod stress;
 mod tracepoints;
 mod trigger;

@@ -43,10 +43,12 @@ pub(crate) fn check_dyndbg_layout() -> Result {
     Ok(())
 }
 
-/// Installs the sink, the clock, the CPU-id hook and the context of `errtrace::expecting`
-/// scopes (the current task in task context, none in interrupts). Call first in `init`.
+/// Installs the shard hooks, the sink, the clock, the CPU-id hook and the context of
+/// `errtrace::expecting` scopes (the current task in task context, none in interrupts). Call
+/// first in `init`.
 pub(crate) fn install() {
     // Each hook can be set once per load of the module; a second call keeps the first.
+    crate::shard::install();
     let _ = errtrace::sink::set_sink(&PRINTK);
     let _ = errtrace::platform::set_clock(ktime_ns);
     let _ = errtrace::platform::set_cpu_id(cpu_id);

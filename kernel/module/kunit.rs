@@ -9,7 +9,13 @@
 //!   `on_each_cpu()`); each error is readable, with its own code and origin, while alive, or
 //!   counted as unrecorded; nothing else;
 //! - `readers_during_writes`: half the CPUs read every event of the recorder while the others
-//!   write; a read event is always one of the writers' (its code goes with its origin line).
+//!   write; a read event is always one of the writers' (its code goes with its origin line);
+//! - `each_context_in_its_shard`: on every CPU at once, an error made in task context is
+//!   recorded in its CPU's own shard (`shard.c`), one made in an interrupt (the IPI of
+//!   `on_each_cpu()` on the other CPUs) in the shared shard 0.
+
+// errtrace's shard hooks (shard.c).
+mod shard;
 
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -27,6 +33,7 @@ extern "C" {
     fn errtrace_kunit_on_this_cpu(f: extern "C" fn(*mut c_void), arg: *mut c_void);
     fn errtrace_kunit_on_each_cpu(f: extern "C" fn(*mut c_void), arg: *mut c_void);
     fn errtrace_kunit_cpu_id() -> u32;
+    fn errtrace_kunit_in_task() -> bool;
 }
 
 fn cpu_id() -> u32 {
@@ -38,7 +45,9 @@ struct ErrtraceKunit;
 
 impl kernel::Module for ErrtraceKunit {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        // Errors go to their CPU's shard, as in a real module. (KUnit runs the suite after init.)
+        // Errors go to their CPU's shard, as in a real module: a task's own, with preemption
+        // off while it makes one; interrupts share shard 0. (KUnit runs the suite after init.)
+        shard::install();
         let _ = errtrace::platform::set_cpu_id(cpu_id);
         Ok(ErrtraceKunit)
     }
@@ -60,6 +69,7 @@ fn on_each_cpu(f: extern "C" fn(*mut c_void), arg: *mut c_void) {
 #[derive(Default)]
 struct Counts {
     cpus: AtomicU32,
+    in_task: AtomicU32,
     made: AtomicU32,
     readable: AtomicU32,
     unrecorded: AtomicU32,
@@ -207,6 +217,38 @@ extern "C" fn wrap(arg: *mut c_void) {
     }
 }
 
+extern "C" fn in_own_shard(arg: *mut c_void) {
+    // SAFETY: as in `writers`.
+    let c = unsafe { Counts::from(arg) };
+    c.cpus.fetch_add(1, Relaxed);
+    // SAFETY: a C function without arguments, callable in any context.
+    let task = unsafe { errtrace_kunit_in_task() };
+    let own = 1 + cpu_id();
+    let expected = if task && (own as usize) < errtrace::config::RECORDER_SHARDS {
+        own
+    } else {
+        0
+    };
+    let per_shard = (errtrace::config::RECORDER_SLOTS / errtrace::config::RECORDER_SHARDS) as u32;
+    let e = made_here();
+    c.made.fetch_add(1, Relaxed);
+    match e.seq() {
+        Some(seq) if (seq & 0xFFFF) / per_shard == expected => {
+            c.readable.fetch_add(1, Relaxed);
+            if task {
+                c.in_task.fetch_add(1, Relaxed);
+            }
+        }
+        Some(_) => {
+            c.wrong.fetch_add(1, Relaxed);
+        }
+        None => {
+            c.unrecorded.fetch_add(1, Relaxed);
+        }
+    }
+    e.handled();
+}
+
 fn setup() {
     let (a, b) = lines();
     LINES[0].store(a, Relaxed);
@@ -252,6 +294,24 @@ mod tests {
             c.made.load(Relaxed),
             c.readable.load(Relaxed),
             c.unrecorded.load(Relaxed)
+        );
+    }
+
+    #[test]
+    fn each_context_in_its_shard() {
+        setup();
+        let c = Counts::default();
+        on_each_cpu(in_own_shard, c.arg());
+        assert_eq!(c.wrong.load(Relaxed), 0);
+        assert_eq!(c.unrecorded.load(Relaxed), 0);
+        assert_eq!(c.readable.load(Relaxed), c.cpus.load(Relaxed));
+        // on_each_cpu() runs the function on its own CPU in task context (interrupts off).
+        assert_eq!(c.in_task.load(Relaxed), 1);
+        kernel::pr_info!(
+            "errtrace_recorder: {} CPUs, {} error in a task's own shard, {} in interrupts in the shared one\n",
+            c.cpus.load(Relaxed),
+            c.in_task.load(Relaxed),
+            c.cpus.load(Relaxed) - c.in_task.load(Relaxed)
         );
     }
 

@@ -11,6 +11,7 @@
 void errtrace_kunit_on_this_cpu(void (*fn)(void *), void *arg);
 void errtrace_kunit_on_each_cpu(void (*fn)(void *), void *arg);
 u32 errtrace_kunit_cpu_id(void);
+bool errtrace_kunit_in_task(void);
 
 /* fn(arg) on this CPU with preemption off: every error it makes goes to one shard. */
 void errtrace_kunit_on_this_cpu(void (*fn)(void *), void *arg)
@@ -29,4 +30,10 @@ void errtrace_kunit_on_each_cpu(void (*fn)(void *), void *arg)
 u32 errtrace_kunit_cpu_id(void)
 {
 	return raw_smp_processor_id();
+}
+
+/* Whether the caller runs in task context (not in an interrupt). */
+bool errtrace_kunit_in_task(void)
+{
+	return in_task();
 }

@@ -13,6 +13,8 @@
 
 // The kernel's fault injection for errtrace's fail points.
 mod fault;
+// errtrace's shard hooks: a task's CPU shard with preemption off (shard.c).
+mod shard;
 // errtrace's events, under this copy's own tracefs system (errtrace_peer, errtrace_builtin).
 mod tracepoints;
 
@@ -102,6 +104,7 @@ fn start() -> errtrace::Result {
 
 impl kernel::Module for ErrtracePeer {
     fn init(_module: &'static ThisModule) -> Result<Self> {
+        shard::install();
         let _ = errtrace::sink::set_sink(&PRINTK);
         tracepoints::install();
         fault::install()?;

@@ -32,16 +32,8 @@ impl Error {
         let st = site.state();
         let raw_id = st.raw_id();
         let cpu = crate::platform::cpu_id();
-        let shard = crate::shard::current(cpu);
-        st.count(shard, Count::Created);
         site.note_code(u32::from(code.get()));
-        let claimed = RECORDER.claim(NewEvent {
-            shard,
-            code,
-            site,
-            location: loc,
-            cpu,
-        });
+        let claimed = counted_and_claimed(code, site, loc, cpu);
         let id = raw_id & 0xFFFF;
         let (seq, flags) = match claimed {
             // No hops yet.
@@ -355,6 +347,31 @@ impl Error {
     }
 }
 
+/// Counts a new error at its site and claims its recorder slot, in the current context's shard
+/// (entered for just these stores); its sequence number, `None` when unrecorded. Inline with
+/// `std`, where a thread's shard is one thread-local load; out of line without, where entering
+/// the shard may call the platform's hooks and the claim has a shared path too, which would
+/// otherwise be code at every place that makes an error.
+#[cfg_attr(any(feature = "std", loom), inline(always))]
+#[cfg_attr(not(any(feature = "std", loom)), inline(never))]
+fn counted_and_claimed(
+    code: Code,
+    site: SiteRef,
+    loc: Option<&'static Location<'static>>,
+    cpu: u32,
+) -> Option<u32> {
+    let entered = crate::shard::enter(cpu);
+    let shard = entered.shard;
+    site.state().count(shard, Count::Created);
+    RECORDER.claim(NewEvent {
+        shard,
+        code,
+        site,
+        location: loc,
+        cpu,
+    })
+}
+
 /// The hops a recorded error with `bits` took.
 #[inline(always)]
 fn hops_of(bits: u64) -> u32 {
@@ -445,8 +462,8 @@ fn release_slow(bits: u64) {
     RECORDER.free_detail_owned(seq);
     let hops = hops_of(bits);
     if hops > 0 {
-        let shard = crate::shard::current(crate::platform::cpu_id());
-        RECORDER.travelled(seq, shard);
+        let entered = crate::shard::enter(crate::platform::cpu_id());
+        RECORDER.travelled(seq, entered.shard);
     }
     RECORDER.release_owned_after(seq, hops);
 }

@@ -12,6 +12,9 @@
 //! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and
 //!   `raw_smp_processor_id`. With no clock at all, rate limiting falls back to counting events
 //!   (see [`policy`](crate::policy)).
+//! - Without `std`, the shards ([`set_shard_hooks`]): which shard of the recorder and the
+//!   counters the current context owns while it makes an error (the kernel glue: its CPU's,
+//!   with preemption off, in task context).
 //! - The context: what an [`expecting`](crate::expecting()) scope belongs to. With `std`, the
 //!   thread; in `no_std` without a hook, one context for the whole program (bare metal); the
 //!   kernel glue installs the current task in task context and "none" in interrupts
@@ -31,6 +34,11 @@
 #[cfg(not(loom))]
 use crate::raw::SetOnce;
 
+pub use crate::raw::AlreadySet;
+
+#[cfg(all(not(feature = "std"), not(loom)))]
+pub use crate::raw::{set_shard_hooks, ShardEnterFn, ShardExitFn};
+
 /// A monotonic clock in nanoseconds.
 pub type ClockFn = fn() -> u64;
 /// The current thread or CPU id.
@@ -44,16 +52,6 @@ static CLOCK: SetOnce<ClockFn> = SetOnce::new();
 static CPU_ID: SetOnce<CpuIdFn> = SetOnce::new();
 #[cfg(not(loom))]
 static CONTEXT: SetOnce<ContextFn> = SetOnce::new();
-
-/// The hook was already set; the new one is handed back.
-#[derive(Debug)]
-pub struct AlreadySet;
-
-impl core::fmt::Display for AlreadySet {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("errtrace: this hook was already set")
-    }
-}
 
 /// Installs the monotonic nanosecond clock used by rate limits.
 ///

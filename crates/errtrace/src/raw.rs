@@ -124,6 +124,17 @@ impl Story {
     }
 }
 
+/// The hook was already set (a value set once, such as a platform hook or the sink); the first
+/// one stays.
+#[derive(Debug)]
+pub struct AlreadySet;
+
+impl core::fmt::Display for AlreadySet {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("errtrace: this hook was already set")
+    }
+}
+
 /// A value set at most once, then read by any thread without locks (the sink, the clock and the
 /// CPU-id hook).
 ///
@@ -185,6 +196,52 @@ impl<T: Copy> SetOnce<T> {
         // SAFETY: READY (Acquire) means the value was initialised and will never change.
         Some(unsafe { (*self.value.get()).assume_init() })
     }
+}
+
+/// Enters the current context's shard: see [`set_shard_hooks`].
+#[cfg(all(not(feature = "std"), not(loom)))]
+pub type ShardEnterFn = fn() -> u32;
+/// Leaves what [`ShardEnterFn`] entered.
+#[cfg(all(not(feature = "std"), not(loom)))]
+pub type ShardExitFn = fn();
+
+/// The platform's shard hooks, without `std`: see [`set_shard_hooks`].
+#[cfg(all(not(feature = "std"), not(loom)))]
+static SHARD_HOOKS: SetOnce<(ShardEnterFn, ShardExitFn)> = SetOnce::new();
+
+/// Gives each context its own shard of the flight recorder and of the per-site counters
+/// (without `std`; with it, each thread leases one by itself): an error made between `enter`
+/// and `exit` claims its slot and counts with plain loads and stores in the shard `enter`
+/// returned, instead of compare-and-exchange and atomic adds in a shared one.
+///
+/// `enter` returns the current context's shard, an index in `1..`
+/// [`RECORDER_SHARDS`](crate::config::RECORDER_SHARDS), or 0 (or any larger index) for the
+/// shared shard 0 that every context may write; `exit` leaves it. errtrace calls them around
+/// the few stores that make an error (and count one that travelled), never nested, and calls
+/// nothing else in between. The Linux glue turns preemption off in `enter` and returns the
+/// CPU's shard in task context and 0 in interrupts, which share shard 0.
+///
+/// # Errors
+///
+/// [`AlreadySet`] when hooks were installed before (the first ones stay).
+///
+/// # Safety
+///
+/// From a call of `enter` that returns an index `i` in `1..RECORDER_SHARDS` until the matching
+/// call of `exit`, no other context (thread, task, interrupt, CPU) gets `i` from `enter`: the
+/// shard's writes are plain, so two writers at once could both take one slot, and a report
+/// could then read one error's message with another's length. Install the hooks before the
+/// first error is made, while no other context can make one.
+#[cfg(all(not(feature = "std"), not(loom)))]
+pub unsafe fn set_shard_hooks(enter: ShardEnterFn, exit: ShardExitFn) -> Result<(), AlreadySet> {
+    SHARD_HOOKS.set((enter, exit)).map_err(|_| AlreadySet)
+}
+
+/// The platform's shard hooks, if installed.
+#[cfg(all(not(feature = "std"), not(loom)))]
+#[inline]
+pub(crate) fn shard_hooks() -> Option<(ShardEnterFn, ShardExitFn)> {
+    SHARD_HOOKS.get()
 }
 
 /// Text that only grows: appended by one writer at a time, read by anyone without locks or

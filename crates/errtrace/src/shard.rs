@@ -10,12 +10,16 @@
 //!   per thread), and is given back when the thread ends. Only the lease holder claims slots and
 //!   counts in its shard, so it does so with plain loads and stores: no read-modify-write on the
 //!   error path. Threads beyond the leases share shard 0.
-//! - **Shared**: without `std` (the kernel, bare metal) every shard is shared: a context writes
-//!   the shard of its CPU (or thread) id modulo the shard count, with atomic read-modify-writes,
-//!   since an interrupt, another task on the same CPU or a migrated task may write it at once.
+//! - **Owned by a context** (without `std`, with the platform's
+//!   [shard hooks](crate::platform::set_shard_hooks)): while it makes an error, a context owns
+//!   the shard the hooks name (the kernel: its CPU's, with preemption off, in task context);
+//!   others (the kernel: interrupts) share shard 0.
+//! - **Shared**: without `std` and without shard hooks (bare metal) every shard is shared: a
+//!   context writes the shard of its CPU (or thread) id modulo the shard count, with atomic
+//!   read-modify-writes, since an interrupt or another task may write it at once.
 //!
-//! A shard is never written both ways: owned shards are never shared ones (in user space only
-//! shard 0 is shared, and it is never leased).
+//! A shard is never written both ways: owned shards are never shared ones (with leases or
+//! hooks only shard 0 is shared, and it is never owned).
 //!
 //! # Examples
 //!
@@ -48,10 +52,70 @@ impl Shard {
 }
 
 /// Whether shard `index` may be written by any context (shared). Owned shards are not: only
-/// their lease holder writes them.
+/// their lease holder (or the context the platform's hooks gave it to) writes them.
 #[inline(always)]
 pub(crate) fn is_shared(index: usize) -> bool {
-    !LEASES_POSSIBLE || index == 0
+    index == 0 || !(LEASES_POSSIBLE || hooks_installed())
+}
+
+/// Whether the platform gave each context a shard ([`set_shard_hooks`]).
+///
+/// [`set_shard_hooks`]: crate::platform::set_shard_hooks
+#[inline(always)]
+fn hooks_installed() -> bool {
+    #[cfg(all(not(feature = "std"), not(loom)))]
+    return crate::raw::shard_hooks().is_some();
+    #[cfg(not(all(not(feature = "std"), not(loom))))]
+    false
+}
+
+/// The current context's shard, for as long as this lives: what [`current`] says, or, with
+/// the platform's shard hooks, the shard they name, left again when this is dropped.
+pub(crate) struct Entered {
+    /// Where the context records and counts meanwhile.
+    pub(crate) shard: Shard,
+    /// The platform's `exit`, to call when done.
+    #[cfg(all(not(feature = "std"), not(loom)))]
+    exit: Option<fn()>,
+}
+
+impl Drop for Entered {
+    #[inline(always)]
+    fn drop(&mut self) {
+        #[cfg(all(not(feature = "std"), not(loom)))]
+        if let Some(exit) = self.exit {
+            exit();
+        }
+    }
+}
+
+/// Enters the current context's shard (`cpu`: its CPU or thread id) for the stores of one
+/// error: its counts and its recorder slot.
+#[inline(always)]
+pub(crate) fn enter(cpu: u32) -> Entered {
+    #[cfg(all(not(feature = "std"), not(loom)))]
+    if let Some((enter, exit)) = crate::raw::shard_hooks() {
+        return Entered {
+            shard: of_hook(enter()),
+            exit: Some(exit),
+        };
+    }
+    Entered {
+        shard: current(cpu),
+        #[cfg(all(not(feature = "std"), not(loom)))]
+        exit: None,
+    }
+}
+
+/// The shard a platform hook's `index` names: owned in `1..RECORDER_SHARDS`, else shard 0.
+#[cfg_attr(any(feature = "std", loom), allow(dead_code))]
+#[inline(always)]
+fn of_hook(index: u32) -> Shard {
+    if index != 0 && (index as usize) < RECORDER_SHARDS {
+        Shard { index, owned: true }
+    } else {
+        Shard::shared(0)
+    }
 }
 
 /// Whether leases are handed out in this build (user space with `std`, more than one shard).
@@ -198,6 +262,30 @@ mod lease {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_index_names_an_owned_shard_or_the_shared_one() {
+        assert_eq!(of_hook(0), Shard::shared(0));
+        assert_eq!(of_hook(RECORDER_SHARDS as u32), Shard::shared(0));
+        assert_eq!(of_hook(u32::MAX), Shard::shared(0));
+        if RECORDER_SHARDS > 1 {
+            let last = RECORDER_SHARDS as u32 - 1;
+            assert_eq!(
+                of_hook(1),
+                Shard {
+                    index: 1,
+                    owned: true
+                }
+            );
+            assert_eq!(
+                of_hook(last),
+                Shard {
+                    index: last,
+                    owned: true
+                }
+            );
+        }
+    }
 
     #[test]
     fn leases_skip_the_shared_shard_and_come_back() {
