@@ -12,7 +12,7 @@
 //! - In `no_std` there is no default: the kernel glue installs `ktime_get_ns` and
 //!   `raw_smp_processor_id`. With no clock at all, rate limiting falls back to counting events
 //!   (see [`policy`](crate::policy)).
-//! - Without `std`, the shards ([`set_shard_hooks`]): which shard of the recorder and the
+//! - Without `std`, the shards (`set_shard_hooks`, in `no_std` builds only): which shard of the recorder and the
 //!   counters the current context owns while it makes an error (the kernel glue: its CPU's,
 //!   with preemption off, in task context).
 //! - The context: what an [`expecting`](crate::expecting()) scope belongs to. With `std`, the

@@ -11,7 +11,7 @@
 //!   counts in its shard, so it does so with plain loads and stores: no read-modify-write on the
 //!   error path. Threads beyond the leases share shard 0.
 //! - **Owned by a context** (without `std`, with the platform's
-//!   [shard hooks](crate::platform::set_shard_hooks)): while it makes an error, a context owns
+//!   shard hooks, `errtrace::platform::set_shard_hooks`): while it makes an error, a context owns
 //!   the shard the hooks name (the kernel: its CPU's, with preemption off, in task context);
 //!   others (the kernel: interrupts) share shard 0.
 //! - **Shared**: without `std` and without shard hooks (bare metal) every shard is shared: a
@@ -58,9 +58,7 @@ pub(crate) fn is_shared(index: usize) -> bool {
     index == 0 || !(LEASES_POSSIBLE || hooks_installed())
 }
 
-/// Whether the platform gave each context a shard ([`set_shard_hooks`]).
-///
-/// [`set_shard_hooks`]: crate::platform::set_shard_hooks
+/// Whether the platform gave each context a shard (`set_shard_hooks`).
 #[inline(always)]
 fn hooks_installed() -> bool {
     #[cfg(all(not(feature = "std"), not(loom)))]
