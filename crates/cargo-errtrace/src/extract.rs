@@ -26,6 +26,7 @@ use crate::suppress::Suppressions;
 use std::collections::HashMap;
 
 mod alloc;
+mod assoc;
 mod boundary;
 mod classify;
 mod guard;
@@ -90,6 +91,8 @@ struct ImplCtx {
     vtable: bool,
     /// A trait's own definition (its default methods), not an impl: `Self` is any implementer.
     is_trait: bool,
+    /// The impl's associated types (`type Command = …;`): what `Self::Command` is.
+    assoc: Vec<(String, syn::Type)>,
 }
 
 struct FnCtx {
@@ -132,6 +135,9 @@ struct Walker<'n, 't> {
     bounds: Vec<Vec<(String, String)>>,
     /// Parameters of the enclosing functions with a path type: (name, type's last segment).
     params: Vec<Vec<(String, String)>>,
+    /// Parameters of the enclosing functions typed as a fallible initialiser (`init: impl
+    /// PinInit<T, E>`): running one runs the caller's initialiser.
+    init_param_names: Vec<Vec<String>>,
     /// The file's structs: type name → (field, field type's last segment, through smart
     /// pointers), for `self.field.m(…)`.
     fields: HashMap<String, Vec<Field>>,
@@ -188,6 +194,10 @@ struct Walker<'n, 't> {
 /// initialiser's.
 const PIN_INIT_CALLS: &[&str] = &["pin_init", "try_pin_init", "init", "try_init"];
 
+/// The pin-init crate's runners (`pin_init::raw_try_init(slot, init)`): their error is the
+/// initialiser's, their last argument.
+const PIN_INIT_RUNNERS: &[&str] = &["raw_try_init"];
+
 /// Iterator adapters whose closure returns an `Option` (a `?` in it is no error path).
 const OPTION_CLOSURE_ADAPTERS: &[&str] = &["find_map", "filter_map", "map_while"];
 
@@ -221,6 +231,7 @@ impl<'n, 't> Walker<'n, 't> {
             generics: Vec::new(),
             bounds: Vec::new(),
             params: Vec::new(),
+            init_param_names: Vec::new(),
             fields: HashMap::new(),
             variants: HashMap::new(),
             option_closures: 0,
@@ -432,10 +443,16 @@ impl<'n, 't> Walker<'n, 't> {
         display.push(name.clone());
         let mut module = self.base_module.clone();
         module.extend(self.mods.iter().cloned());
-        let ret = ret_of(&sig.output);
+        // `-> impl Init<Self::Command, Self::InitError>`: the types the impl names.
+        let output = match (&sig.output, self.impls.last().filter(|_| in_impl)) {
+            (syn::ReturnType::Type(arrow, ty), Some(i)) if !i.assoc.is_empty() => {
+                syn::ReturnType::Type(*arrow, Box::new(assoc::substitute_type(ty, &i.assoc)))
+            }
+            _ => sig.output.clone(),
+        };
+        let ret = ret_of(&output);
         // `-> Result<Self>`: the impl's type.
-        let value_type =
-            value_type(&sig.output).and_then(|t| if t == "Self" { owner.clone() } else { Some(t) });
+        let value_type = value_type(&output).and_then(|t| if t == "Self" { owner.clone() } else { Some(t) });
         let returns_option = ret.is_option();
         let summary = FnSummary {
             boundary: self.boundary_of(&name, sig, in_impl),
@@ -472,6 +489,7 @@ impl<'n, 't> Walker<'n, 't> {
             })
             .collect();
         self.params.push(params);
+        self.init_param_names.push(init_param_names(sig));
         let saved_rethrow = std::mem::take(&mut self.rethrow);
         let saved_frames = std::mem::take(&mut self.frames);
         let saved_values = std::mem::take(&mut self.logged_values);
@@ -483,6 +501,7 @@ impl<'n, 't> Walker<'n, 't> {
         self.generics.pop();
         self.bounds.pop();
         self.params.pop();
+        self.init_param_names.pop();
         if let Some(ctx) = self.fns.pop() {
             if self.test_depth == 0 {
                 self.out.functions.push(ctx.summary);

@@ -63,6 +63,7 @@ const EXPECTED: &[Row] = &[
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("discarded_acknowledged.rs", 0, 4, 0, 0, 0, 0, 0),
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
+    ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -535,6 +536,23 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// `pin_init::raw_try_init` fails with its initialiser's error: through `command.init()` and
+/// the trait's impls, where `Self::Payload::init` is the type the impl names and an impl with
+/// `type InitError = Infallible;` cannot fail; and, for the function's own initialiser
+/// parameter, its callers' (nova-core's `send_command` and the kernel crate's
+/// `write_pin_init`, measured blind). Nothing is made at the runners (lines 34 and 67).
+#[test]
+fn an_initialiser_runner_fails_with_its_initialisers_error() {
+    assert_finding_lines("initialiser_runner.rs", &[15, 27]);
+    let r = common::audit_fixture("initialiser_runner.rs");
+    let through_send = r
+        .findings
+        .iter()
+        .find(|f| f.line == 15)
+        .is_some_and(|f| f.chain.iter().any(|s| s.function.ends_with("SetInfo::init")));
+    assert!(through_send, "{:?}", r.findings);
 }
 
 /// A log in a block that returns, or attached to a `?`'s error, does not credit what follows;

@@ -66,12 +66,25 @@ impl Walker<'_, '_> {
             .unwrap_or_default()
     }
 
+    /// Whether `name` is a parameter of the current function typed as a fallible initialiser.
+    pub(super) fn is_init_param(&self, name: &str) -> bool {
+        self.init_param_names
+            .last()
+            .is_some_and(|names| names.iter().any(|n| n == name))
+    }
+
     pub(super) fn is_generic(&self, name: &str) -> bool {
         self.generics.iter().any(|g| g.iter().any(|p| p == name))
     }
 
     pub(super) fn path_segs(&self, path: &syn::Path) -> Vec<String> {
         let owner = self.owner();
+        // `Self::Command::init(…)`: the type the impl names for `Command`.
+        let named = self
+            .impls
+            .last()
+            .and_then(|i| super::assoc::substitute_path(path, &i.assoc));
+        let path = named.as_ref().unwrap_or(path);
         path.segments
             .iter()
             .map(|s| {
@@ -201,6 +214,16 @@ impl Walker<'_, '_> {
                     if let Some(init) = pin_init_initialiser(c) {
                         cur = init;
                         continue;
+                    }
+                    // `pin_init::raw_try_init(slot, init)?` with `init` the function's own
+                    // initialiser parameter: it runs its caller's initialiser, whose error is
+                    // linked where each caller passes one (`init_args`), not made here.
+                    if matches!(pin_init_runner(c), Some(Runner::Raw))
+                        && raw_initialiser_arg(&c.args)
+                            .and_then(local_name)
+                            .is_some_and(|n| self.is_init_param(&n))
+                    {
+                        return (None, attached);
                     }
                     if self.names.is_log_function(&last) {
                         return (Some(Target::Made), true);

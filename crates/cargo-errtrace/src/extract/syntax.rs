@@ -701,6 +701,19 @@ pub(super) fn typed_call(ty: &str, method: String) -> Callee {
 /// The positions of `sig`'s parameters (receiver not counted) typed as a fallible initialiser:
 /// `impl PinInit<T, E>` / `impl Init<T, E>` with an error type that is not `Infallible`.
 pub(super) fn init_params(sig: &syn::Signature) -> Vec<u32> {
+    init_params_named(sig).into_iter().map(|(i, _)| i).collect()
+}
+
+/// The names of `sig`'s parameters typed as a fallible initialiser (see [`init_params`]).
+pub(super) fn init_param_names(sig: &syn::Signature) -> Vec<String> {
+    init_params_named(sig)
+        .into_iter()
+        .filter_map(|(_, name)| name)
+        .collect()
+}
+
+/// [`init_params`] with each parameter's name, when it is a plain binding.
+fn init_params_named(sig: &syn::Signature) -> Vec<(u32, Option<String>)> {
     let fallible = |bounds: &Punctuated<syn::TypeParamBound, syn::Token![+]>| {
         bounds.iter().any(|b| match b {
             syn::TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(fallible_init),
@@ -713,7 +726,13 @@ pub(super) fn init_params(sig: &syn::Signature) -> Vec<u32> {
         .enumerate()
         .filter_map(|(i, a)| match a {
             syn::FnArg::Typed(t) => match &*t.ty {
-                syn::Type::ImplTrait(it) if fallible(&it.bounds) => u32::try_from(i).ok(),
+                syn::Type::ImplTrait(it) if fallible(&it.bounds) => {
+                    let name = match &*t.pat {
+                        Pat::Ident(p) => Some(p.ident.to_string()),
+                        _ => None,
+                    };
+                    u32::try_from(i).ok().map(|i| (i, name))
+                }
                 _ => None,
             },
             _ => None,
@@ -783,12 +802,41 @@ pub(super) fn initialiser_arg(args: &Punctuated<Expr, syn::Token![,]>) -> Option
 /// [`super::PIN_INIT_CALLS`] qualified by a type) and its initialiser argument: the
 /// constructor's error is the initialiser's.
 pub(super) fn pin_init_initialiser(c: &syn::ExprCall) -> Option<&Expr> {
+    match pin_init_runner(c)? {
+        Runner::Constructor => initialiser_arg(&c.args),
+        Runner::Raw => raw_initialiser_arg(&c.args).filter(|a| !matches!(a, Expr::Path(_))),
+    }
+}
+
+/// How a call runs a pin-initialiser, if it does.
+pub(super) enum Runner {
+    /// A type's constructor (`KBox::pin_init(init, flags)`, `Coherent::init(dev, flags, init)`).
+    Constructor,
+    /// The pin-init crate's own runner, `pin_init::raw_try_init(slot, init)`: the initialiser is
+    /// its last argument, any expression.
+    Raw,
+}
+
+/// Whether the call runs a pin-initialiser, and how (see [`Runner`]).
+pub(super) fn pin_init_runner(c: &syn::ExprCall) -> Option<Runner> {
     let Expr::Path(p) = strip(&c.func) else {
         return None;
     };
-    let constructor =
-        p.path.segments.len() >= 2 && super::PIN_INIT_CALLS.contains(&last_seg(&p.path).as_str());
-    constructor.then(|| initialiser_arg(&c.args)).flatten()
+    let last = last_seg(&p.path);
+    if p.path.segments.len() < 2 {
+        return None;
+    }
+    if super::PIN_INIT_RUNNERS.contains(&last.as_str()) {
+        return Some(Runner::Raw);
+    }
+    super::PIN_INIT_CALLS
+        .contains(&last.as_str())
+        .then_some(Runner::Constructor)
+}
+
+/// The initialiser a raw runner takes: its last argument.
+pub(super) fn raw_initialiser_arg(args: &Punctuated<Expr, syn::Token![,]>) -> Option<&Expr> {
+    args.last().map(strip)
 }
 
 /// Whether the block ends by leaving it for good: its last statement is a `return`, `break` or

@@ -67,6 +67,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             trait_name,
             vtable,
             is_trait: false,
+            assoc: super::assoc::of_impl(i),
         });
         // `impl Iterator for SeqIter { type Item = Result<Cmd>; }`: items of a `SeqIter` are
         // `Cmd`s.
@@ -103,6 +104,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             trait_name: Some(t.ident.to_string()),
             vtable: false,
             is_trait: true,
+            assoc: Vec::new(),
         });
         let mut g = type_params(&t.generics);
         g.push("Self".to_string());
