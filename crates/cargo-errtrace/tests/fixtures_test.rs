@@ -64,6 +64,7 @@ const EXPECTED: &[Row] = &[
     ("discarded_acknowledged.rs", 0, 4, 0, 0, 0, 0, 0),
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
+    ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -536,6 +537,13 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// `opt.map(|x| f(x)).transpose()?` fails with the closure's value: the origin is `f`'s, not the
+/// `transpose` (rcpufreq-dt's `init`, measured blind).
+#[test]
+fn a_transposed_option_fails_with_its_closures_error() {
+    assert_finding_lines("transpose_closure.rs", &[9]);
 }
 
 /// `pin_init::raw_try_init` fails with its initialiser's error: through `command.init()` and

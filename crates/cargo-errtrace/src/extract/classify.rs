@@ -111,6 +111,14 @@ impl Walker<'_, '_> {
                 Expr::Group(g) => cur = &g.expr,
                 Expr::Await(a) => cur = &a.base,
                 Expr::MethodCall(m) => {
+                    // `names.map(|n| config(n)?.set(dev)).transpose()?`: an `Option` of a
+                    // `Result` turned inside out; the error is the closure's value's (its `?`s
+                    // are recorded where they are).
+                    if let Some(body) = transposed_closure(m) {
+                        cur = block_value(body);
+                        whole = false;
+                        continue;
+                    }
                     // `init.pin_chain(|slot| to_result(…))`: the chained closure's error is the
                     // initialiser's own; without one there, the receiver's.
                     if let Some(body) = chain_closure(&m.method, m.args.last()) {
@@ -553,5 +561,22 @@ impl Walker<'_, '_> {
             return false;
         };
         self.logged_values.iter().flatten().any(|v| *v == name)
+    }
+}
+
+/// The closure of `opt.map(closure).transpose()`, if `m` is that `transpose`.
+fn transposed_closure(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    if m.method != "transpose" || !m.args.is_empty() {
+        return None;
+    }
+    let Expr::MethodCall(map) = strip(&m.receiver) else {
+        return None;
+    };
+    if map.method != "map" {
+        return None;
+    }
+    match map.args.last().map(strip) {
+        Some(Expr::Closure(c)) => Some(&c.body),
+        _ => None,
     }
 }
