@@ -327,9 +327,22 @@ impl<'a> Index<'a> {
                 if same_file.len() == 1 {
                     return Resolution::Resolved(same_file[0]);
                 }
+                // One function written more than once in a file, for different `#[cfg]`s or
+                // different impls of one type (`impl Scope<T>` with and without
+                // `CONFIG_DEBUG_FS`): whichever is built, it is one of these.
+                if (2..=MAX_DISPATCH).contains(&same_file.len()) && self.same_path(&same_file) {
+                    return Resolution::Many(same_file);
+                }
                 Resolution::Ambiguous(n)
             }
         }
+    }
+
+    /// Whether the functions have one owner and one name (the same path).
+    fn same_path(&self, fns: &[FnId]) -> bool {
+        let key = |id: FnId| self.func(id).map(|f| (f.owner.clone(), f.name.clone()));
+        let first = fns.first().and_then(|&id| key(id));
+        first.is_some() && fns.iter().all(|&id| key(id) == first)
     }
 
     /// Resolve a call made in function `caller`.

@@ -65,6 +65,7 @@ const EXPECTED: &[Row] = &[
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
     ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("cfg_alternatives.rs", 1, 0, 0, 0, 0, 1, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -537,6 +538,14 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// A function written twice in one file for different `#[cfg]`s is followed into each: the
+/// error is found where one of them makes it, not at the call as "not resolved" (the kernel
+/// crate's `debugfs::Scope::new`, measured blind).
+#[test]
+fn cfg_alternatives_are_each_followed() {
+    assert_finding_lines("cfg_alternatives.rs", &[11]);
 }
 
 /// `opt.map(|x| f(x)).transpose()?` fails with the closure's value: the origin is `f`'s, not the
