@@ -10,7 +10,7 @@
 //! | `ERRTRACE_LOCATION_SITES` | 256 | 8 | entries in the pool of location sites (`Error::new`, `?` on foreign errors, `.log()`, boundaries); 1..=65535; more locations share one site (their errors keep their exact origin) |
 //! | `ERRTRACE_RECORDER_SLOTS` | 256 | 16 | events in the [flight recorder](crate::recorder) (a power of two, at least the shard count, max 32768) |
 //! | `ERRTRACE_COUNTED_SITES` | 256 | 1 | sites (the first to fire) whose counts of errors made and travelled are kept per shard, so CPUs do not share a line; later sites count in one shared atomic (1..=65535; 1 keeps none per shard, all a single core needs) |
-//! | `ERRTRACE_RECORDER_SHARDS` | 4 | 1 | shards of the recorder and the per-site counters: with `std` each thread owns one of shards 1.. while one is free (others share shard 0), without it the shard of the CPU id modulo the count (a power of two, 1..=64) |
+//! | `ERRTRACE_RECORDER_SHARDS` | 4 | 1 | shards of the recorder and the per-site counters: with `std` each thread owns one of shards 1.. while one is free (others share shard 0), without it the shard the platform's shard hooks name (the Linux glue: 1 + the CPU in task context, 0 in interrupts), else the shard of the CPU id modulo the count (a power of two, 1..=64) |
 //! | `ERRTRACE_HOPS` | 8 | 8 | hops kept per error (1..=64); more are counted as "+N more" |
 //! | `ERRTRACE_EXPECT_CONTEXTS` | 32 | 2 | threads or tasks that can be inside [`expecting`](crate::expecting()) at once (1..=1024); beyond that, a scope holds nothing back (its errors print as without it) |
 //! | `ERRTRACE_FAIL_CONFIGS` | 32 | 4 | `fail name=` patterns configured at once ([`fault`](crate::fault), 1..=1024) |
