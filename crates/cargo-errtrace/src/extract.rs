@@ -583,21 +583,70 @@ impl<'n, 't> Walker<'n, 't> {
     }
 }
 
-/// Whether a comment gives a reason: words that say why (`best effort: the chip resets itself
-/// on the next power cycle`), not a marker that the failure is not handled yet (`TODO: handle
-/// this`, `FIXME`, `XXX`, `HACK`), not a single word, not an audit directive.
+/// Whether a comment gives a reason for letting the error go: words that say why, about the
+/// failure (`best effort: the chip resets itself on the next power cycle`, `this only fails if
+/// the process is dead`, `ignore allocation failures since this is just an optimization`), not
+/// a comment on what the statement does (`Decrement ref count on the handle we just created.`),
+/// not a marker that the failure is not handled yet (`TODO: handle this`, `FIXME`, `XXX`,
+/// `HACK`), not a single word, not an audit directive.
 fn is_reason(comment: &str) -> bool {
     let c = comment.trim();
     let upper = c.to_ascii_uppercase();
     let marker = ["TODO", "FIXME", "XXX", "HACK"].iter().any(|m| {
         upper.starts_with(m) || upper.contains(&format!(" {m}")) || upper.contains(&format!("{m}:"))
     });
-    let words = c
+    let words: Vec<String> = c
         .split(|ch: char| !ch.is_alphanumeric() && ch != '\'' && ch != '_')
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .count();
-    !c.starts_with("errtrace-audit:") && !marker && words >= 2
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let why = words
+        .iter()
+        .any(|w| REASON_WORDS.contains(&w.as_str()) || REASON_STEMS.iter().any(|s| w.starts_with(s)));
+    !c.starts_with("errtrace-audit:") && !marker && words.len() >= 2 && why
 }
+
+/// Words of a reason for letting an error go: about the failure, or why it does not matter.
+const REASON_WORDS: &[&str] = &[
+    "err",
+    "ok",
+    "okay",
+    "fine",
+    "never",
+    "only",
+    "because",
+    "since",
+    "unless",
+    "already",
+    "anyway",
+    "cannot",
+    "can't",
+    "won't",
+    "don't",
+    "care",
+    "dead",
+    "gone",
+    "effort",
+    "harmless",
+    "safe",
+    "regardless",
+    "nothing",
+    "retry",
+    "later",
+];
+
+/// Stems of such words (`fail` for `fails`, `failed`, `failure`; `ignor` for `ignored`).
+const REASON_STEMS: &[&str] = &[
+    "fail",
+    "error",
+    "ignor",
+    "matter",
+    "expect",
+    "deliberate",
+    "intention",
+    "optional",
+    "succe",
+];
 
 /// The local a plain argument names (`ret`, through `unsafe { … }` and parentheses).
 fn plain_local(e: &Expr) -> Option<String> {

@@ -431,10 +431,15 @@ impl<'a> Index<'a> {
                 self.method_of_decl(decl, m, caller)
             }
             Callee::OnFieldOf(ty, field, m) => {
-                let fields = ty
-                    .last()
-                    .and_then(|t| self.struct_fields.get(&(t.as_str(), field.as_str())));
-                self.method_of_decl(self.declared(fields, cfile), m, caller)
+                // `alloc.process`: each field's declared type names the next field's struct.
+                let mut owner = ty.last().map(String::as_str);
+                let mut decl = None;
+                for f in field.split('.') {
+                    let fields = owner.and_then(|t| self.struct_fields.get(&(t, f)));
+                    decl = self.declared(fields, cfile);
+                    owner = decl.map(|&(_, written)| written.rsplit("::").next().unwrap_or(written));
+                }
+                self.method_of_decl(decl, m, caller)
             }
             // `hal.boot(…)` with `let hal = gsp_hal(chip);`: the method of what `gsp_hal`
             // returns (its trait's implementations for `&dyn GspHal`), else any `boot`.

@@ -61,7 +61,7 @@ const EXPECTED: &[Row] = &[
     ("logged_err_macro.rs", 0, 0, 0, 0, 0, 1, 2),
     ("discarded.rs", 0, 5, 0, 0, 0, 0, 0),
     ("discarded_ok.rs", 0, 0, 0, 0, 0, 0, 0),
-    ("discarded_acknowledged.rs", 0, 4, 0, 0, 0, 0, 0),
+    ("discarded_acknowledged.rs", 0, 5, 0, 0, 0, 0, 0),
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
     ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
@@ -182,12 +182,13 @@ fn panic_findings_are_off_by_default() {
 /// Four of the eight discards in `discarded_acknowledged.rs` are explained by a comment (issue
 /// 15, item 3: such a `let _ =` was a plain finding), one of them over several lines; a `TODO`,
 /// a `FIXME` or one word is not a reason (issue 23, item 4: "// TODO: handle this"
-/// acknowledged a discard).
+/// acknowledged a discard), nor a comment on what the statement does that says nothing of its
+/// failure (Rust binder's "Decrement ref count on the handle we just created.", measured blind).
 #[test]
 fn explained_discards_are_acknowledged() {
     let r = common::audit_fixture("discarded_acknowledged.rs");
     assert_eq!(r.summary.acknowledged, 4);
-    assert_eq!(r.count(Kind::Discarded), 4);
+    assert_eq!(r.count(Kind::Discarded), 5);
 }
 
 /// An errno that leaves through an entry point from user space (a `file_operations` member) is

@@ -385,13 +385,24 @@ impl Walker<'_, '_> {
                 let syn::Member::Named(field) = &f.member else {
                     return None;
                 };
-                let base = strip(&f.base);
+                // `self.alloc.process`: a field of a field, written `alloc.process` (each
+                // field's declared type is found in the index).
+                let mut fields = vec![field.to_string()];
+                let mut base = strip(&f.base);
+                while let Expr::Field(inner) = base {
+                    let syn::Member::Named(name) = &inner.member else {
+                        return None;
+                    };
+                    fields.push(name.to_string());
+                    base = strip(&inner.base);
+                }
+                fields.reverse();
                 let ty = if is_self(base) {
                     self.owner()?
                 } else {
                     self.param_type(base)?
                 };
-                (!self.is_generic(&ty)).then(|| (ty, field.to_string()))
+                (!self.is_generic(&ty)).then(|| (ty, fields.join(".")))
             }
             Expr::Path(_) => latest(&self.field_locals, &local_name(recv)?).cloned(),
             _ => None,
