@@ -66,6 +66,7 @@ const EXPECTED: &[Row] = &[
     ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
     ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
     ("cfg_alternatives.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("field_of_field.rs", 1, 0, 0, 0, 0, 3, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -539,6 +540,13 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// A receiver that is a field of a field has the inner field's declared type: the error is
+/// found in `Process::update_ref`, not reported at the call as "not resolved".
+#[test]
+fn a_field_of_a_field_is_typed() {
+    assert_finding_lines("field_of_field.rs", &[10]);
 }
 
 /// A function written twice in one file for different `#[cfg]`s is followed into each: the
