@@ -67,6 +67,7 @@ const EXPECTED: &[Row] = &[
     ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
     ("cfg_alternatives.rs", 1, 0, 0, 0, 0, 1, 0),
     ("field_of_field.rs", 1, 0, 0, 0, 0, 3, 0),
+    ("loop_items.rs", 0, 1, 0, 0, 0, 0, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -540,6 +541,13 @@ fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();
     assert_eq!(lines, want, "{fixture}: {:?}", r.findings);
+}
+
+/// A `for` loop over a collection field types the names its pattern binds by the element's
+/// types: the discard of `proc.push_work(msg)` is `Process`'s (Rust binder, measured blind).
+#[test]
+fn loop_items_have_the_collections_element_types() {
+    assert_finding_lines("loop_items.rs", &[31]);
 }
 
 /// A receiver that is a field of a field has the inner field's declared type: the error is

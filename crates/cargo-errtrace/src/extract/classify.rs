@@ -2,7 +2,7 @@
 //! is (through adapters, a local that holds a call's `Result`, a lock's contents, a chained
 //! initialiser), and whether a log is attached to it.
 
-use syn::Expr;
+use syn::{Expr, Pat};
 
 use super::syntax::*;
 use super::{alloc, plain_local, Walker};
@@ -64,6 +64,45 @@ impl Walker<'_, '_> {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Types the names a `for` pattern binds from the element types of the collection it
+    /// iterates, a field of `self` (`self.batch`, `&self.batch`, `self.batch.iter()`,
+    /// `.into_iter()`, `.drain(…)`), as the function's typed names.
+    pub(super) fn bind_loop_items(&mut self, f: &syn::ExprForLoop) {
+        let mut iterated = strip(&f.expr);
+        if let Expr::Reference(r) = iterated {
+            iterated = strip(&r.expr);
+        }
+        if let Expr::MethodCall(m) = iterated {
+            if ["iter", "iter_mut", "into_iter", "drain"].contains(&m.method.to_string().as_str()) {
+                iterated = strip(&m.receiver);
+            }
+        }
+        let Some(field) = self.self_field(iterated) else {
+            return;
+        };
+        let elems = field.elems.clone();
+        let names: Vec<Option<String>> = match &*f.pat {
+            Pat::Ident(p) if elems.len() == 1 => vec![Some(p.ident.to_string())],
+            Pat::Tuple(t) if t.elems.len() == elems.len() => t
+                .elems
+                .iter()
+                .map(|p| match p {
+                    Pat::Ident(i) => Some(i.ident.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => return,
+        };
+        let Some(params) = self.params.last_mut() else {
+            return;
+        };
+        for (name, ty) in names.into_iter().zip(elems) {
+            if let (Some(name), Some(ty)) = (name, ty) {
+                params.push((name, ty));
+            }
+        }
     }
 
     /// Whether `name` is a parameter of the current function typed as a fallible initialiser.

@@ -20,12 +20,50 @@ pub(super) fn has_c_abi(sig: &syn::Signature) -> bool {
 }
 
 /// A struct's named field: its name, its type's name (through smart pointers, as
-/// [`param_type_name`]) and, for a lock or other guarded container, the contents' type name
-/// with the methods that reach the contents ([`contents_type`]).
+/// [`param_type_name`]), for a lock or other guarded container, the contents' type name with
+/// the methods that reach the contents ([`contents_type`]), and for a collection, its
+/// element's type names ([`collection_elems`]).
 pub(super) struct Field {
     pub(super) name: String,
     pub(super) ty: String,
     pub(super) contents: Option<(&'static [&'static str], String)>,
+    pub(super) elems: Vec<Option<String>>,
+}
+
+/// Collections whose items a `for` loop binds (`KVVec<(Arc<Process>, DLArc<Msg>)>`).
+const COLLECTIONS: &[&str] = &["Vec", "KVec", "KVVec", "VVec", "VecDeque", "ArrayVec"];
+
+/// The type names of a collection's element, one per tuple field (`KVVec<(Arc<Process>,
+/// DLArc<Msg>)>` → `[Process, Msg]`), or the element's alone; empty for anything else.
+pub(super) fn collection_elems(ty: &syn::Type) -> Vec<Option<String>> {
+    let elem = match ty {
+        syn::Type::Reference(r) => return collection_elems(&r.elem),
+        syn::Type::Slice(s) => &*s.elem,
+        syn::Type::Array(a) => &*a.elem,
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return Vec::new();
+            };
+            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                return Vec::new();
+            };
+            if !COLLECTIONS.contains(&last.ident.to_string().as_str()) {
+                return Vec::new();
+            }
+            let Some(t) = a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            }) else {
+                return Vec::new();
+            };
+            t
+        }
+        _ => return Vec::new(),
+    };
+    match elem {
+        syn::Type::Tuple(t) => t.elems.iter().map(param_type_name).collect(),
+        other => vec![param_type_name(other)],
+    }
 }
 
 /// The tuple variants of every enum in `file` (nested modules included): (enum, variant) →
@@ -62,6 +100,7 @@ pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
                             name: f.ident.as_ref()?.to_string(),
                             ty: param_type_name(&f.ty)?,
                             contents: contents_type(&f.ty),
+                            elems: collection_elems(&f.ty),
                         })
                     })
                     .collect();

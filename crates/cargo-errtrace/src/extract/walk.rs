@@ -340,6 +340,9 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     }
 
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        // `for (proc, msg) in self.batch` with `batch: KVVec<(Arc<Process>, DLArc<Msg>)>`:
+        // `proc` is a `Process` (the field's element types, for method calls on them).
+        self.bind_loop_items(f);
         // `for cmd in SeqIter::new(…)`: `cmd` is an item of a `SeqIter`.
         if let Pat::Ident(p) = &*f.pat {
             let name = p.ident.to_string();
