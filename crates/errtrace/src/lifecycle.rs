@@ -196,21 +196,14 @@ impl Error {
         self.hop_at(Location::caller(), None)
     }
 
-    /// `hop_at(location, None)` by value, for `#[trace]`: the error travels in a register, so
-    /// the caller's success path neither spills the result nor keeps the hop's bookkeeping in
-    /// registers.
+    /// `hop_at(location, None)` by value (consumed and given back, so the error is never in a
+    /// place that would drop it while the hop is recorded), for `#[trace]` and conversions: the
+    /// error travels in a register, so the caller's success path neither spills the result nor
+    /// keeps the hop's bookkeeping in registers.
     #[inline(always)]
     pub(crate) fn hopped(self, location: &'static Location<'static>) -> Error {
         let this = ManuallyDrop::new(self);
         Error(hop_bits(this.0, location, None, false))
-    }
-
-    /// The error with a hop at `location` (consumes and gives back, so the error is never in
-    /// a place that would drop it while the hop is recorded).
-    #[cfg(feature = "std")]
-    #[inline]
-    pub(crate) fn hopped_at(self, location: &'static Location<'static>) -> Error {
-        self.hopped(location)
     }
 
     /// Moves the error out of `self` (in a container that will drop it), leaving an inert
@@ -340,7 +333,7 @@ impl Error {
         let bits = self.0.get();
         // Neither unrecorded, nor hopped (counted as travelled), nor keeping a text (freed).
         if bits & (UNRECORDED | DETAIL | HOPS_MASK) == 0 {
-            RECORDER.release_owned((bits >> SEQ_SHIFT) as u32);
+            RECORDER.release_owned((bits >> SEQ_SHIFT) as u32, 0);
         } else {
             release_slow(bits);
         }
@@ -465,7 +458,7 @@ fn release_slow(bits: u64) {
         let entered = crate::shard::enter(crate::platform::cpu_id());
         RECORDER.travelled(seq, entered.shard);
     }
-    RECORDER.release_owned_after(seq, hops);
+    RECORDER.release_owned(seq, hops);
 }
 
 /// Tells the tracer (SDT probe, tracepoint hook) of a hop the recorded error `bits` took.

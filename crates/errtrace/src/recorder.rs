@@ -295,20 +295,12 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         (core::iter::from_fn(move || trail.as_mut()?.0.next()), total)
     }
 
-    /// Releases the live event `seq` (owner only): its error is gone; the event stays readable
-    /// until the shard wraps over it.
+    /// Releases the live event `seq`, which took `hops` hops (owner only): its error is gone;
+    /// the event stays readable, with its hop count, until the shard wraps over it.
     #[inline]
-    pub(crate) fn release_owned(&self, seq: u32) {
+    pub(crate) fn release_owned(&self, seq: u32, hops: u32) {
         if let Some(slot) = self.slot(seq) {
-            slot.release_owned();
-        }
-    }
-
-    /// Releases the live event `seq` that took `hops` hops (owner only), keeping the count.
-    #[inline]
-    pub(crate) fn release_owned_after(&self, seq: u32, hops: u32) {
-        if let Some(slot) = self.slot(seq) {
-            slot.release_owned_after(hops);
+            slot.release_owned(hops);
         }
     }
 
@@ -432,7 +424,7 @@ mod tests {
         for _ in 0..20 {
             let s = R.claim(owned(1)).expect("the shared shard has room");
             assert!((s & 0xFFFF) < 4, "in shard 0");
-            R.release_owned(s);
+            R.release_owned(s, 0);
         }
         assert_eq!(R.unrecorded(), 0);
         for s in &live {
@@ -443,7 +435,7 @@ mod tests {
         assert!(R.claim(owned(1)).is_none());
         assert_eq!(R.unrecorded(), 1);
         for s in live.iter().chain(more.iter()) {
-            R.release_owned(*s);
+            R.release_owned(*s, 0);
         }
         assert!(R.claim(owned(1)).is_some());
     }
@@ -478,13 +470,13 @@ mod tests {
             [Some("ctx")]
         );
         assert_eq!(R.read(s).unwrap().total_hops(), 1, "a live event's cells");
-        R.release_owned_after(s, 1);
+        R.release_owned(s, 1);
         let e = R.read(s).unwrap();
         assert!(!e.is_live());
         assert_eq!(e.total_hops(), 1);
         for _ in 0..4 {
             let n = R.claim(ev(0)).unwrap();
-            R.release_owned(n);
+            R.release_owned(n, 0);
         }
         assert_eq!(R.read(s).unwrap_err(), Missing::Overwritten { newer: 4 });
     }
@@ -503,7 +495,7 @@ mod tests {
         assert_eq!(live.hops().count(), 2);
         let (hops, total) = R.trail_owned(s, 5);
         assert_eq!((hops.count(), total), (2, 5));
-        R.release_owned_after(s, 5);
+        R.release_owned(s, 5);
         assert_eq!(R.read(s).unwrap().total_hops(), 5);
         // The next event in the slot starts with no trail, though cells hold the last one's.
         let n = R.claim(ev(0)).unwrap();
@@ -526,7 +518,7 @@ mod tests {
         let s = R.claim(ev(0)).unwrap();
         R.set_detail_owned(s, "invalid digit found in string");
         assert_eq!(R.detail_owned(s), Some("invalid digit found in string"));
-        R.release_owned(s);
+        R.release_owned(s, 0);
         for _ in 0..2 {
             let n = R.claim(ev(0)).unwrap();
             assert_eq!(
@@ -534,7 +526,7 @@ mod tests {
                 None,
                 "no stale text from an earlier event"
             );
-            R.release_owned(n);
+            R.release_owned(n, 0);
         }
     }
 
@@ -586,12 +578,12 @@ mod loom_tests {
             let seq = r.claim(e).unwrap();
             let owner = thread::spawn(move || {
                 r.hop_owned(seq, 0, Location::caller(), Some("one"));
-                r.release_owned_after(seq, 1);
+                r.release_owned(seq, 1);
             });
             let other = thread::spawn(move || {
                 if let Some(s) = r.claim(e) {
                     r.hop_owned(s, 0, Location::caller(), Some("other"));
-                    r.release_owned_after(s, 1);
+                    r.release_owned(s, 1);
                 }
             });
             match r.read(seq) {
@@ -642,7 +634,7 @@ mod loom_tests {
             assert_eq!(seq & 0xFFFF, 1, "shard 1's slot");
             let other = thread::spawn(move || {
                 r.hop_owned(seq, 0, Location::caller(), Some("one"));
-                r.release_owned_after(seq, 1);
+                r.release_owned(seq, 1);
             });
             let reader = thread::spawn(move || match r.read(seq) {
                 Ok(ev) => assert!(ev.hops().all(|h| h.message == Some("one"))),
@@ -657,7 +649,7 @@ mod loom_tests {
             assert!(hops.into_iter().all(|h| h.message == Some("two")));
             other.join().unwrap();
             reader.join().unwrap();
-            r.release_owned_after(again, 1);
+            r.release_owned(again, 1);
         });
     }
 
@@ -675,7 +667,7 @@ mod loom_tests {
             for n in 0..3 {
                 r.hop_owned(old, n, Location::caller(), Some("old"));
             }
-            r.release_owned_after(old, 3);
+            r.release_owned(old, 3);
             let seq = r.claim(e).unwrap();
             let plain: &'static Location<'static> = Location::caller();
             let owner = thread::spawn(move || {
@@ -703,7 +695,7 @@ mod loom_tests {
             let (hops, total) = r.trail_owned(seq, 2);
             assert_eq!(total, 2);
             assert_eq!(hops.count(), 2);
-            r.release_owned_after(seq, 2);
+            r.release_owned(seq, 2);
             assert_eq!(r.read(seq).unwrap().total_hops(), 2);
         });
     }

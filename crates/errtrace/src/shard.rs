@@ -122,7 +122,7 @@ const LEASES_POSSIBLE: bool = cfg!(all(feature = "std", not(loom))) && RECORDER_
 /// The current context's shard; `cpu` is its CPU or thread id.
 #[cfg(all(feature = "std", not(loom)))]
 #[inline(always)]
-pub(crate) fn current(cpu: u32) -> Shard {
+fn current(cpu: u32) -> Shard {
     if !LEASES_POSSIBLE {
         return Shard::shared(cpu);
     }
@@ -132,7 +132,7 @@ pub(crate) fn current(cpu: u32) -> Shard {
 /// The current context's shard; `cpu` is its CPU or thread id.
 #[cfg(not(all(feature = "std", not(loom))))]
 #[inline(always)]
-pub(crate) fn current(cpu: u32) -> Shard {
+fn current(cpu: u32) -> Shard {
     Shard::shared(cpu)
 }
 

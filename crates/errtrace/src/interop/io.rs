@@ -22,7 +22,7 @@ impl From<std::io::Error> for Error {
         );
         let loc = core::panic::Location::caller();
         let made = match (ManuallyDrop::into_inner(carried), e.raw_os_error()) {
-            (Some(inner), _) => inner.hopped_at(loc),
+            (Some(inner), _) => inner.hopped(loc),
             (None, Some(n)) => Error::at_location(Code::from_errno(n).unwrap_or(code::EIO), loc),
             (None, None) => super::foreign(&*e, errno_of_kind(e.kind()), loc),
         };

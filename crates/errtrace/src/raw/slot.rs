@@ -227,17 +227,10 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
         self.loc().is_some_and(|l| core::ptr::eq(l, location))
     }
 
-    /// Ends the live event (owner only): its error is gone; the event stays readable until the
-    /// slot is claimed again.
+    /// Ends the live event, which took `hops` hops (owner only): its error is gone; the event
+    /// stays readable, with its hop count, until the slot is claimed again.
     #[inline(always)]
-    pub(crate) fn release_owned(&self) {
-        let st = self.state.load(Ordering::Relaxed);
-        self.state.store(st & !LIVE, Ordering::Release);
-    }
-
-    /// Ends the live event that took `hops` hops (owner only), keeping the count for readers.
-    #[inline]
-    pub(crate) fn release_owned_after(&self, hops: u32) {
+    pub(crate) fn release_owned(&self, hops: u32) {
         let st = self.state.load(Ordering::Relaxed);
         let count = hops.min(COUNT);
         self.state
