@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use crate::facts::Facts;
 use crate::findings::{Finding, Kind};
 use crate::logging::Names;
 use crate::model::{Boundary, CheckKind, FileSummary, How, Site, Target};
@@ -23,8 +24,8 @@ pub struct Analysis {
 }
 
 /// Run the whole-tree analysis over the summaries.
-pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
-    let index = Index::new(files);
+pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> Analysis {
+    let index = Index::new(files, facts);
     let n = index.fns.len();
     let mut findings = Vec::new();
     let mut suppressed = 0u64;
@@ -134,7 +135,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                 // and its in-tree body is not followed.
                 // A deferral handed back on purpose (`if e == EPROBE_DEFER { return Err(e) }`).
                 Target::Call(_) if site.quiet_errno() => {}
-                Target::Call(callee) => match index.resolve(callee, id) {
+                Target::Call(callee) => match index.resolve(callee, id, Some(site.pos.line)) {
                     r if crate::explained::reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the
                     // allocator reports its failure.
@@ -171,7 +172,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                                 if !tf.init_params.contains(pos) {
                                     continue;
                                 }
-                                let inits = match index.resolve(arg, id) {
+                                let inits = match index.resolve(arg, id, Some(site.pos.line)) {
                                     Resolution::Resolved(a) => vec![a],
                                     Resolution::Many(a) => a,
                                     _ => Vec::new(),
@@ -185,7 +186,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     // The implementer's code, outside the tree (a trait of this crate that
                     // only its users implement): its error is theirs.
                     Resolution::NotFound if index.implementer_outside(callee, id) => {}
-                    r @ (Resolution::NotFound | Resolution::Ambiguous(_)) => {
+                    r @ (Resolution::NotFound | Resolution::Ambiguous(_) | Resolution::MadeByMacro(_)) => {
                         // Returned or the tail: the function returns a `Result`, so the call's
                         // value is that `Result`, and its error leaves as with `?`.
                         if site.attached {
@@ -196,6 +197,9 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                             continue;
                         }
                         let what = match r {
+                            Resolution::MadeByMacro(what) => {
+                                format!("error from {what} (its body is not analysed)")
+                            }
                             Resolution::Ambiguous(k) => {
                                 format!(
                                     "error from `{}` ({k} in-tree candidates, not resolved)",
@@ -225,7 +229,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     is_result,
                     ..
                 } => {
-                    let in_tree = match index.resolve(callee, id) {
+                    let in_tree = match index.resolve(callee, id, Some(check.pos.line)) {
                         // The callee logged its failure already: nothing is lost.
                         Resolution::Resolved(t) if self_logging.contains(&t) => continue,
                         // It cannot fail: nothing is thrown away.
@@ -262,7 +266,7 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     continue
                 }
                 CheckKind::UnwrapOr { method, callee } => {
-                    let resolution = index.resolve(callee, id);
+                    let resolution = index.resolve(callee, id, Some(check.pos.line));
                     // A callee that reports its own failure (an allocation: the allocator
                     // warns) loses nothing when its error becomes `None` or a default.
                     if crate::explained::reported_by_callee(&index, names, callee, &resolution, id) {
@@ -294,7 +298,8 @@ pub fn analyse(files: &[FileSummary], names: &Names) -> Analysis {
                     };
                     (Kind::Swallowed, message)
                 }
-                CheckKind::Unwrap { method, callee } => match index.resolve(callee, id) {
+                CheckKind::Unwrap { method, callee } => match index.resolve(callee, id, Some(check.pos.line))
+                {
                     Resolution::Resolved(t) if index.returns_result(t) => (
                         Kind::Panic,
                         format!(

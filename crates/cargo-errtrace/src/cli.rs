@@ -65,6 +65,11 @@ struct AuditArgs {
     /// Config file (default: errtrace-audit.toml at PATH, if present).
     #[arg(long)]
     config: Option<PathBuf>,
+    /// A directory of facts `errtrace-rustc` wrote while building the tree
+    /// (`make RUSTC=errtrace-rustc`, `ERRTRACE_FACTS_DIR=DIR`): calls are resolved as the
+    /// compiler resolved them; calls the facts do not hold, by syntax.
+    #[arg(long, value_name = "DIR")]
+    facts: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(short, long)]
     jobs: Option<usize>,
@@ -171,6 +176,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         root: a.path.clone(),
         config,
         jobs: a.jobs,
+        facts: a.facts.clone(),
     };
     let report = match crate::audit(&opts) {
         Ok(r) => r,

@@ -232,9 +232,22 @@ pub struct Report {
     pub skipped: Vec<IoError>,
     /// Per-file counts.
     pub per_file: Vec<PerFile>,
+    /// How calls were resolved, when the compiler's facts were given (`--facts`); without
+    /// them every call is resolved by syntax.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionReport>,
     /// Seconds spent per phase (not part of the JSON schema).
     #[serde(skip)]
     pub timings: Timings,
+}
+
+/// Which crates the compiler's facts resolved and which the syntax did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ResolutionReport {
+    /// Crates of the facts with calls in audited files: resolved as the compiler did.
+    pub compiler: Vec<crate::facts::CrateResolution>,
+    /// Audited crates (by root directory) no facts describe: resolved by syntax.
+    pub syntax: Vec<String>,
 }
 
 /// Wall-clock seconds per phase.

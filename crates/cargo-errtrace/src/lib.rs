@@ -19,6 +19,7 @@ pub mod config;
 pub mod discover;
 mod explained;
 pub mod extract;
+pub mod facts;
 pub mod findings;
 pub mod logging;
 pub mod model;
@@ -68,6 +69,9 @@ pub struct Options {
     pub config: Config,
     /// Worker threads; `None` uses one per core.
     pub jobs: Option<usize>,
+    /// A directory of facts `errtrace-rustc` wrote while building the tree: calls are
+    /// resolved as the compiler resolved them.
+    pub facts: Option<PathBuf>,
 }
 
 /// Load `errtrace-audit.toml` at `root` (a directory, or a file's directory) if it exists.
@@ -119,7 +123,14 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
         .iter()
         .map(|(rel, text)| extract::summarize(text, &memory_file(rel), &names, config))
         .collect();
-    build_report("<memory>".to_string(), summaries, Vec::new(), &names, config)
+    build_report(
+        "<memory>".to_string(),
+        summaries,
+        Vec::new(),
+        &names,
+        config,
+        None,
+    )
 }
 
 /// The largest file analysed. Real source files stay far below it; a generated one of tens of
@@ -258,9 +269,17 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     // The analysis recurses nowhere deep, but run it on the pool too for a uniform stack.
     let t_summarize = t1.elapsed().as_secs_f64();
     let t2 = std::time::Instant::now();
+    let facts = match &opts.facts {
+        Some(dir) => {
+            let names = facts::FileNames::new(files.iter().map(|f| (f.path.as_path(), f.rel.as_str())));
+            Some(facts::Facts::load(dir, &names).map_err(|e| AuditError::Io(e.0))?)
+        }
+        None => None,
+    };
     let root = opts.root.display().to_string();
     let config = &opts.config;
-    let mut report = pool.install(|| build_report(root, summaries, io_errors, &names, config));
+    let mut report =
+        pool.install(|| build_report(root, summaries, io_errors, &names, config, facts.as_ref()));
     report.skipped = skipped
         .into_iter()
         .map(|(file, message)| findings::IoError { file, message })
@@ -279,9 +298,11 @@ fn build_report(
     io_errors: Vec<findings::IoError>,
     names: &logging::Names,
     config: &Config,
+    facts: Option<&facts::Facts>,
 ) -> Report {
     testonly::drop_test_files(&mut summaries);
-    let analysis = chain::analyse(&summaries, names);
+    let analysis = chain::analyse(&summaries, names, facts);
+    let resolution = facts.map(|f| resolution_report(f, &summaries));
     let mut findings = analysis.findings;
     let panics = config.panics;
     if !panics {
@@ -350,8 +371,35 @@ fn build_report(
         io_errors,
         skipped: Vec::new(),
         per_file,
+        resolution,
         timings: findings::Timings::default(),
     };
     report.recount();
     report
+}
+
+/// Which crates the facts resolved (those with calls in audited files) and which audited
+/// crates they do not describe.
+fn resolution_report(facts: &facts::Facts, summaries: &[model::FileSummary]) -> findings::ResolutionReport {
+    let compiler = facts.crates.iter().filter(|c| c.calls > 0).cloned().collect();
+    let covered: std::collections::HashSet<&str> = summaries
+        .iter()
+        .filter(|s| facts.files.contains(&s.path))
+        .map(|s| s.crate_root.as_str())
+        .collect();
+    let mut syntax: Vec<String> = summaries
+        .iter()
+        .map(|s| s.crate_root.as_str())
+        .filter(|r| !covered.contains(r))
+        .map(|r| {
+            if r.is_empty() {
+                ".".to_string()
+            } else {
+                r.to_string()
+            }
+        })
+        .collect();
+    syntax.sort();
+    syntax.dedup();
+    findings::ResolutionReport { compiler, syntax }
 }

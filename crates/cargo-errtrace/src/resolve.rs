@@ -1,6 +1,12 @@
 //! The whole-tree index of functions, and call resolution by name and path.
 //!
-//! Resolution is syntactic: no type inference, no trait solving, no macro expansion.
+//! With the compiler's facts ([`crate::facts`], `--facts DIR`) a call is what the compiler
+//! resolved it to: [`Index::resolve`] looks it up there first, and uses the rules below only
+//! for calls the facts do not hold (a crate built without `errtrace-rustc`, code the build's
+//! `cfg` left out).
+//!
+//! Without them resolution is syntactic: no type inference, no trait solving, no macro
+//! expansion.
 //! - `f(…)`: a free function `f` in the caller's module, else the only free `f` in the
 //!   caller's crate. A `use` in the caller's file that names `f` is followed first.
 //! - `a::b::f(…)`, `Type::f(…)`, `Trait::f(…)`: functions named `f` whose crate / module /
@@ -19,6 +25,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use errtrace_facts::Dispatch;
+
+use crate::facts::{FactTarget, Facts};
 use crate::model::{Callee, FileSummary, FnSummary, Ret};
 
 /// Most implementations a trait dispatch is followed into.
@@ -39,6 +48,9 @@ pub enum Resolution {
     Ambiguous(usize),
     /// No in-tree function of that name and path: outside the analysed tree.
     NotFound,
+    /// The compiler resolved it to a function that a macro in the tree made, whose body the
+    /// audit does not read: what it is (its path and the macro call).
+    MadeByMacro(String),
 }
 
 /// Index over all functions of all files.
@@ -63,20 +75,32 @@ pub struct Index<'a> {
     crate_traits: HashSet<(&'a str, &'a str)>,
     /// (crate root, method) for every method a crate's traits declare.
     crate_trait_methods: HashSet<(&'a str, &'a str)>,
+    /// What the compiler resolved, when given.
+    facts: Option<&'a Facts>,
+    /// (file, line of the name, name) → functions: how the facts name a function (a macro
+    /// that stamps one `impl` into several types makes several at one position).
+    by_position: HashMap<(&'a str, u32, &'a str), Vec<FnId>>,
 }
 
 impl<'a> Index<'a> {
-    /// Build the index.
-    pub fn new(files: &'a [FileSummary]) -> Index<'a> {
+    /// Build the index, with the compiler's facts when there are some.
+    pub fn new(files: &'a [FileSummary], facts: Option<&'a Facts>) -> Index<'a> {
         let mut fns = Vec::new();
         let mut by_name: HashMap<&'a str, Vec<FnId>> = HashMap::new();
         let mut uses = Vec::with_capacity(files.len());
         let mut imported_crates = Vec::with_capacity(files.len());
+        let mut by_position = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for (ni, func) in f.functions.iter().enumerate() {
                 let id = fns.len() as FnId;
                 fns.push((fi as u32, ni as u32));
                 by_name.entry(func.name.as_str()).or_default().push(id);
+                if facts.is_some() {
+                    by_position
+                        .entry((f.path.as_str(), func.pos.line, func.name.as_str()))
+                        .or_insert_with(Vec::new)
+                        .push(id);
+                }
             }
             let mut m: HashMap<&'a str, &'a [String]> = HashMap::new();
             let mut crates: HashSet<&'a str> = HashSet::new();
@@ -152,6 +176,8 @@ impl<'a> Index<'a> {
             iter_items,
             uses,
             imported_crates,
+            facts,
+            by_position,
         }
     }
 
@@ -345,8 +371,64 @@ impl<'a> Index<'a> {
         first.is_some() && fns.iter().all(|&id| key(id) == first)
     }
 
-    /// Resolve a call made in function `caller`.
-    pub fn resolve(&self, callee: &Callee, caller: FnId) -> Resolution {
+    /// Resolve a call made in function `caller`, used at line `line` when known (the `?`,
+    /// `return` or statement): as the compiler did when its facts hold the call, else by syntax.
+    pub fn resolve(&self, callee: &Callee, caller: FnId, line: Option<u32>) -> Resolution {
+        match self.by_compiler(callee, caller, line) {
+            Some(r) => r,
+            None => self.by_syntax(callee, caller),
+        }
+    }
+
+    /// The compiler's resolution of the call, from the facts.
+    fn by_compiler(&self, callee: &Callee, caller: FnId, line: Option<u32>) -> Option<Resolution> {
+        let facts = self.facts?;
+        let cf = self.func(caller)?;
+        let cfile = self.file_of(caller)?;
+        let call = facts.call(&cfile.path, cf.pos.line, callee.name(), line)?;
+        let mut ids: Vec<FnId> = Vec::new();
+        let mut unread = None;
+        for t in &call.targets {
+            let FactTarget::InTree {
+                file,
+                line,
+                name,
+                owner,
+                path,
+                made_by_macro,
+            } = t
+            else {
+                continue;
+            };
+            let at = self.by_position.get(&(file.as_str(), *line, name.as_str()));
+            let found: Vec<FnId> = at
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&id| owner.is_none() || self.func(id).is_some_and(|f| f.owner == *owner))
+                .collect();
+            if found.is_empty() {
+                // In the tree, but not a function the audit read: made by a macro it does not
+                // expand, or written inside a macro's definition.
+                unread.get_or_insert_with(|| match made_by_macro {
+                    Some(m) => format!("`{path}`, made by the macro called at {m}"),
+                    None => format!("`{path}` at {file}:{line}, inside a macro"),
+                });
+            }
+            ids.extend(found);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids.truncate(MAX_DISPATCH);
+        Some(match (ids.as_slice(), call.dispatch) {
+            ([], _) => unread.map_or(Resolution::NotFound, Resolution::MadeByMacro),
+            ([one], Dispatch::Static | Dispatch::Resolved) => Resolution::Resolved(*one),
+            _ => Resolution::Many(ids),
+        })
+    }
+
+    /// Resolve a call by its name and path, as the syntax tells.
+    fn by_syntax(&self, callee: &Callee, caller: FnId) -> Resolution {
         let Some(cf) = self.func(caller) else {
             return Resolution::NotFound;
         };

@@ -91,6 +91,7 @@ fn no_calls_into_crates_that_are_not_imported() {
         root: dir.clone(),
         config: Config::default(),
         jobs: Some(1),
+        facts: None,
     })
     .unwrap();
     let fns: Vec<Vec<&str>> = r
@@ -142,6 +143,7 @@ fn audit_tree(name: &str, files: &[(&str, &str)]) -> errtrace_audit::Report {
         root: dir.clone(),
         config: Config::default(),
         jobs: Some(1),
+        facts: None,
     })
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -15,6 +15,7 @@ fn report() -> errtrace_audit::Report {
             ..Config::default()
         },
         jobs: Some(2),
+        facts: None,
     };
     audit(&opts).expect("audit of the fixtures")
 }

@@ -239,6 +239,18 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     for e in &report.skipped {
         let _ = writeln!(out, "note: skipped {}: {}", e.file, e.message);
     }
+    if let Some(r) = &report.resolution {
+        for c in &r.compiler {
+            let _ = writeln!(
+                out,
+                "note: crate {} ({}): calls resolved by the compiler ({} calls)",
+                c.krate, c.root, c.calls
+            );
+        }
+        for root in &r.syntax {
+            let _ = writeln!(out, "note: crate {root}: no facts, calls resolved by syntax");
+        }
+    }
     for e in &report.io_errors {
         let _ = writeln!(out, "error: could not read {}: {}", e.file, e.message);
     }

@@ -26,6 +26,7 @@ pub fn audit_with(p: &Path, config: Config) -> Report {
         root: p.to_path_buf(),
         config,
         jobs: Some(2),
+        facts: None,
     };
     match audit(&opts) {
         Ok(r) => r,
