@@ -76,18 +76,25 @@ pub struct Facts {
 #[derive(Debug)]
 pub struct FactsError(pub String);
 
-/// Audited files by their canonical path, to name what the compiler names.
+/// Audited files by their canonical path, and by their path relative to the audited root, to
+/// name what the compiler names.
 pub struct FileNames {
     rel: HashMap<PathBuf, String>,
+    rels: HashSet<String>,
 }
 
 impl FileNames {
     /// `(path as read, path relative to the root)` of every audited file.
     pub fn new<'a>(files: impl Iterator<Item = (&'a Path, &'a str)>) -> FileNames {
-        let rel = files
-            .filter_map(|(p, r)| Some((std::fs::canonicalize(p).ok()?, r.to_string())))
-            .collect();
-        FileNames { rel }
+        let mut rel = HashMap::new();
+        let mut rels = HashSet::new();
+        for (p, r) in files {
+            rels.insert(r.to_string());
+            if let Ok(c) = std::fs::canonicalize(p) {
+                rel.insert(c, r.to_string());
+            }
+        }
+        FileNames { rel, rels }
     }
 }
 
@@ -95,17 +102,25 @@ impl FileNames {
 struct Canon<'n> {
     names: &'n FileNames,
     seen: HashMap<String, Option<String>>,
+    /// The working directory of the crate being read, with a trailing `/`.
+    workdir: String,
 }
 
 impl Canon<'_> {
-    /// The audited file a path of the facts names, if it is one.
+    /// The audited file a path of the facts names, if it is one: the same file, or the same
+    /// path under the audited root as under the compiler's working directory (a copy of the
+    /// tree, such as a directory of the kernel crate and one driver).
     fn rel(&mut self, file: &str) -> Option<String> {
         if let Some(r) = self.seen.get(file) {
             return r.clone();
         }
         let r = std::fs::canonicalize(file)
             .ok()
-            .and_then(|c| self.names.rel.get(&c).cloned());
+            .and_then(|c| self.names.rel.get(&c).cloned())
+            .or_else(|| {
+                let under = file.strip_prefix(self.workdir.as_str())?;
+                self.names.rels.get(under).cloned()
+            });
         self.seen.insert(file.to_string(), r.clone());
         r
     }
@@ -164,6 +179,7 @@ impl Facts {
         let mut canon = Canon {
             names,
             seen: HashMap::new(),
+            workdir: String::new(),
         };
         let mut facts = Facts::default();
         for path in paths {
@@ -188,6 +204,11 @@ impl Facts {
     }
 
     fn add(&mut self, krate: CrateFacts, canon: &mut Canon<'_>) {
+        let workdir = format!("{}/", krate.workdir.trim_end_matches('/'));
+        if workdir != canon.workdir {
+            canon.workdir = workdir;
+            canon.seen.clear();
+        }
         let root = canon.rel(&krate.root).unwrap_or_else(|| krate.root.clone());
         let mut count = 0u64;
         for call in krate.calls {

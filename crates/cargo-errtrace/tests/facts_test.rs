@@ -188,6 +188,53 @@ fn the_compiler_types_receivers_picks_traits_and_sees_macro_made_functions() {
 }
 
 #[test]
+fn facts_match_a_copy_of_the_tree_by_their_paths_under_the_compilers_directory() {
+    let dir = scratch("copy");
+    let facts = dir.join("facts");
+    // Compiled from the fixtures' directory, as a kernel build compiles from its tree.
+    let out = Command::new(driver())
+        .args([
+            "--edition",
+            "2021",
+            "--crate-type",
+            "bin",
+            "--emit",
+            "metadata",
+            "--cap-lints",
+            "allow",
+            "-o",
+        ])
+        .arg(dir.join("out.rmeta"))
+        .arg("dispatch/main.rs")
+        .current_dir(fixture(""))
+        .env("ERRTRACE_FACTS_DIR", &facts)
+        .output()
+        .expect("cannot run errtrace-rustc");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let copy = dir.join("copy");
+    std::fs::create_dir_all(copy.join("dispatch")).unwrap();
+    std::fs::copy(fixture("dispatch").join("main.rs"), copy.join("dispatch/main.rs")).unwrap();
+    let report = audit(&Options {
+        root: copy,
+        config: Config::default(),
+        jobs: Some(1),
+        facts: Some(facts),
+    })
+    .expect("audit of the copy");
+    let _ = std::fs::remove_dir_all(&dir);
+    let origins: Vec<String> = chains(&report)
+        .into_iter()
+        .filter_map(|(_, c)| c.first().cloned())
+        .collect();
+    assert_eq!(
+        origins,
+        ["main::Bus::read", "main::Gsp::reset", "main::R570::load"]
+    );
+    let resolution = report.resolution.expect("resolution");
+    assert_eq!(resolution.compiler[0].root, "dispatch/main.rs");
+}
+
+#[test]
 fn facts_that_cannot_be_read_stop_the_audit_with_a_reason() {
     let dir = scratch("unreadable");
     let empty = dir.join("empty");
@@ -213,7 +260,7 @@ fn facts_that_cannot_be_read_stop_the_audit_with_a_reason() {
     std::fs::create_dir_all(&other).unwrap();
     std::fs::write(
         other.join("x.json"),
-        r#"{"format":99,"krate":"x","root":"/x.rs","calls":[]}"#,
+        r#"{"format":99,"krate":"x","root":"/x.rs","workdir":"/","calls":[]}"#,
     )
     .unwrap();
     let e = audit(&opts(&other))

@@ -25,6 +25,9 @@ pub struct CrateFacts {
     pub krate: String,
     /// The crate's root file, absolute.
     pub root: String,
+    /// The compiler's working directory (a kernel build's tree): a reader can match these
+    /// paths relative to it against a copy of the tree.
+    pub workdir: String,
     /// Every call in the crate's bodies, in source order per body.
     pub calls: Vec<Call>,
 }

@@ -44,10 +44,14 @@ pub(crate) fn crate_facts(tcx: TyCtxt<'_>, krate: String) -> CrateFacts {
         };
         walk.visit_body(body);
     }
+    let workdir = std::env::current_dir()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
     CrateFacts {
         format: FORMAT,
         krate,
         root,
+        workdir,
         calls,
     }
 }
