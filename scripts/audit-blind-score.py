@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score `cargo errtrace audit` against the blind labels of crates/cargo-errtrace/corpus/linux-7.3-blind.
 
-    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel] [--check] [--driver NAME=PATH …]
+    scripts/audit-blind-score.py TREE [--audit BIN] [--with-kernel] [--facts DIR] [--check] [--driver NAME=PATH …]
 
 TREE is a Linux 7.3 source tree (Debian's linux-source-7.3, as kernel/test.sh unpacks it). For
 each driver with a `<name>.labels.json`, the audit runs on the driver alone (as in the blind
@@ -23,6 +23,9 @@ parts of rust/kernel, labelled the same way): `rust/` is audited alone, once, an
 scored on the findings whose origin is in its files.
 
 Findings that are overflow guards (listed with --guards) are not scored, as in the first run.
+
+With --facts DIR, the audit resolves calls as the compiler did when it built TREE (the facts
+`kernel/facts.sh` makes `errtrace-rustc` write); without it, by syntax.
 
 With --with-kernel, each driver is audited together with the kernel crate (`rust/`, generated
 bindings left out), so calls into it are followed to where the kernel crate makes the error;
@@ -110,9 +113,12 @@ def staged(tree, path):
     return d
 
 
+FACTS = []
+
+
 def run_audit(audit, target):
     out = subprocess.run(
-        [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"],
+        [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"] + FACTS,
         capture_output=True,
         text=True,
     )
@@ -250,7 +256,11 @@ def main():
                     help="score the kernel crate's own labels (rust/kernel, three parts) instead")
     ap.add_argument("--save-first-run", metavar="FILE",
                     help="with --kernel-crate: also write the audit's findings on rust/ to FILE")
+    ap.add_argument("--facts", metavar="DIR",
+                    help="resolve calls with the facts errtrace-rustc wrote while building TREE (kernel/facts.sh)")
     a = ap.parse_args()
+    if a.facts:
+        FACTS.extend(["--facts", a.facts])
     drivers = [tuple(d.split("=", 1)) for d in a.driver] if a.driver else DRIVERS
     if a.kernel_crate:
         drivers = [(n, "rust/kernel") for n in KERNEL_PARTS]

@@ -20,6 +20,8 @@ pub struct FactCall {
     pub line: u32,
     /// How the compiler chose the function.
     pub dispatch: Dispatch,
+    /// The trait of a trait method.
+    pub via_trait: Option<String>,
     /// What it can run.
     pub targets: Vec<FactTarget>,
 }
@@ -232,6 +234,7 @@ impl Facts {
                 .push(FactCall {
                     line: call.at.line,
                     dispatch: call.dispatch,
+                    via_trait: call.via_trait,
                     targets,
                 });
         }

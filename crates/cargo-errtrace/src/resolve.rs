@@ -417,6 +417,17 @@ impl<'a> Index<'a> {
             }
             ids.extend(found);
         }
+        // Through `dyn Trait` or a generic parameter the compiler lists the implementations the
+        // calling crate can see; those in crates that depend on it (the drivers implementing a
+        // trait of the kernel crate) are added from the tree.
+        if let (Dispatch::Dynamic | Dispatch::Generic, Some(tr)) = (call.dispatch, &call.via_trait) {
+            ids.extend(self.candidates(callee.name()).iter().copied().filter(|&c| {
+                self.related(c, caller)
+                    && self.func(c).is_some_and(|f| {
+                        f.trait_name.as_deref() == Some(tr.as_str()) && f.owner != f.trait_name
+                    })
+            }));
+        }
         ids.sort_unstable();
         ids.dedup();
         ids.truncate(MAX_DISPATCH);

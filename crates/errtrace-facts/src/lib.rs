@@ -70,6 +70,10 @@ pub struct Call {
     pub in_macro: bool,
     /// How the function is chosen.
     pub dispatch: Dispatch,
+    /// For a trait method, the trait's name: a reader that knows crates this one cannot see
+    /// (the drivers that implement a trait of the kernel crate) adds their implementations
+    /// to those of a [`Dispatch::Dynamic`] or [`Dispatch::Generic`] call.
+    pub via_trait: Option<String>,
     /// The function or functions it can run (for [`Dispatch::Dynamic`] and
     /// [`Dispatch::Generic`], every implementation in a crate of the build, and the trait's
     /// default when an implementation does not override it).

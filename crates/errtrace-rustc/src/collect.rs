@@ -9,7 +9,7 @@ use rustc_middle::ty::{GenericArgsRef, TyCtxt, TypeckResults, TypingEnv};
 use rustc_span::Ident;
 
 use crate::locate::loc;
-use crate::targets::{env_of, resolve};
+use crate::targets::{env_of, resolve, trait_of};
 
 /// The facts of the crate being compiled.
 pub(crate) fn crate_facts(tcx: TyCtxt<'_>, krate: String) -> CrateFacts {
@@ -90,6 +90,7 @@ impl<'tcx> Walk<'_, 'tcx> {
             name: name.to_string(),
             in_macro,
             dispatch,
+            via_trait: trait_of(self.tcx, def),
             targets,
         });
     }

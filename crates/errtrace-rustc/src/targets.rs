@@ -93,6 +93,11 @@ fn owner(tcx: TyCtxt<'_>, def: DefId) -> Option<String> {
     tcx.trait_of_item(def).map(|t| tcx.item_name(t).to_string())
 }
 
+/// The name of the trait a method belongs to.
+pub(crate) fn trait_of(tcx: TyCtxt<'_>, def: DefId) -> Option<String> {
+    tcx.trait_of_item(def).map(|t| tcx.item_name(t).to_string())
+}
+
 /// The typing environment a body's calls are resolved in.
 pub(crate) fn env_of(tcx: TyCtxt<'_>, body: rustc_hir::def_id::LocalDefId) -> TypingEnv<'_> {
     ty::TypingEnv::post_analysis(tcx, body)
