@@ -47,6 +47,13 @@ install_tools() {
     rustup component add rustfmt clippy >/dev/null 2>&1 || true
     # no_std targets: Cortex-M4F (with compare-and-swap) and Cortex-M0 (without).
     rustup target add thumbv7em-none-eabi thumbv6m-none-eabi >/dev/null 2>&1 || true
+    # errtrace-rustc is the kernel's compiler version with the compiler's own crates: the
+    # toolchain its rust-toolchain.toml names, with rustc-dev (and rust-src, for the kernel's
+    # `core` when it builds a kernel tree).
+    local channel
+    channel=$(sed -n 's/^channel = "\(.*\)"$/\1/p' crates/errtrace-rustc/rust-toolchain.toml)
+    rustup toolchain install "$channel" --profile minimal \
+        -c rustc-dev -c rust-src -c rustfmt -c clippy >/dev/null
     if ! command -v mdbook >/dev/null 2>&1; then
         cargo install mdbook --locked --version 0.5.4 --quiet
     fi
@@ -107,6 +114,26 @@ audit_corpus() {
     return $rc
 }
 
+# The same labels, with calls resolved as the compiler resolved them: errtrace-rustc (the
+# kernel's compiler version, with the facts callback) builds every Rust crate of a Linux 7.3 tree
+# configured from Debian's config (kernel/facts.sh, cached and keyed; the crates are compiled
+# again when the driver changes), and the audit reads the facts it wrote.
+audit_facts() {
+    if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
+        echo "skipped: ERRTRACE_SKIP_KERNEL=1 (the tree is the kernel step's)"
+        return 0
+    fi
+    local out="${ERRTRACE_KERNEL_OUT:-${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/run}"
+    local facts="${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/facts-out"
+    (cd crates/errtrace-rustc && cargo build -q --release) &&
+        bash kernel/facts.sh --rustc crates/errtrace-rustc/target/release/errtrace-rustc --out "$facts" &&
+        cargo build -q --release -p cargo-errtrace &&
+        python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --with-kernel --facts "$facts" \
+            --audit target/release/cargo-errtrace --check &&
+        python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --kernel-crate --facts "$facts" \
+            --audit target/release/cargo-errtrace --check
+}
+
 # The audit on Linux 7.3's drivers and samples labelled blind (crates/cargo-errtrace/corpus/linux-7.3-blind),
 # each with the kernel crate, and on the kernel crate's own labels, from the base kernel's tree:
 # fails when a finding is unjudged, or recall or precision drops below 80 %.
@@ -131,6 +158,8 @@ step "format" cargo fmt --all --check
 step "format of the kernel module" \
     rustfmt --edition 2021 --config newline_style=Unix --check kernel/module/*.rs kernel/misuse/*.rs kernel/upstream-module/*.rs
 step "clippy" cargo clippy --workspace --all-targets -- -D warnings
+step "errtrace-rustc: format and clippy (its own toolchain)" \
+    bash -c 'cd crates/errtrace-rustc && cargo fmt --check && cargo clippy -q --release -- -D warnings'
 step "tests (default features, incl. doc tests and the guide)" cargo test --workspace
 step "clippy with every optional feature (log, tracing, defmt, sdt)" \
     cargo clippy -p errtrace --features log,tracing,defmt,sdt --all-targets -- -D warnings
@@ -188,6 +217,7 @@ step "README commands" bash scripts/check-readme.sh
 step "Linux kernel module under qemu" kernel
 step "audit on a labelled corpus (Linux 6.12)" audit_corpus
 step "audit on drivers labelled blind (Linux 7.3)" audit_blind
+step "audit with the compiler's facts (errtrace-rustc building Linux 7.3's Rust crates)" audit_facts
 
 echo
 echo "test-all: $passed passed, $failed failed"

@@ -278,6 +278,17 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     let what = match resolution {
                         // It cannot fail: nothing is replaced.
                         Resolution::Resolved(t) if !index.can_fail(t) => continue,
+                        // Its error is no errno: a crate of the tree not written against the
+                        // kernel crate (zerocopy's size check) fails with its own type, and
+                        // `.ok()` is the everyday conversion.
+                        Resolution::Resolved(t)
+                            if method == "ok"
+                                && !index.file_of(t).is_some_and(|f| {
+                                    kernel_crates.contains(f.crate_root.as_str()) || f.crate_name == "kernel"
+                                }) =>
+                        {
+                            continue
+                        }
                         Resolution::Resolved(t) if index.returns_result(t) => {
                             index.func(t).map(|f| f.display.clone()).unwrap_or_default()
                         }

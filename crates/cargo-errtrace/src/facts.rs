@@ -22,6 +22,8 @@ pub struct FactCall {
     pub dispatch: Dispatch,
     /// The trait of a trait method.
     pub via_trait: Option<String>,
+    /// Made by a macro expansion (`line` is the macro call's).
+    pub in_macro: bool,
     /// What it can run.
     pub targets: Vec<FactTarget>,
 }
@@ -235,6 +237,7 @@ impl Facts {
                     line: call.at.line,
                     dispatch: call.dispatch,
                     via_trait: call.via_trait,
+                    in_macro: call.in_macro,
                     targets,
                 });
         }
@@ -248,23 +251,46 @@ impl Facts {
     /// The call of `name` in the function whose name is at `caller` (file, line), used at
     /// `line`: the last one at or before it, else the first after it (a value computed by a
     /// later statement is not what a `?` uses, but an iterator adapter's closure can be).
+    /// Calls written in the source come before those a macro made on the same line (the
+    /// `InitOk::new` of a `try_pin_init!` beside a `Subsystem::new`), and among them one whose
+    /// function's path names `qualifier` (the type or module written before the name). With
+    /// no line, only an answer every such call agrees on.
     pub fn call(
         &self,
         caller_file: &str,
         caller_line: u32,
         name: &str,
         line: Option<u32>,
+        qualifier: Option<&str>,
     ) -> Option<&FactCall> {
         let calls = self
             .calls
             .get(&(caller_file.to_string(), caller_line, name.to_string()))?;
-        match line {
-            Some(l) => calls.iter().rev().find(|c| c.line <= l).or_else(|| calls.first()),
-            // No position: only an answer every such call agrees on.
-            None => {
-                let first = calls.first()?;
-                calls.iter().all(|c| c.targets == first.targets).then_some(first)
-            }
+        let Some(l) = line else {
+            let first = calls.first()?;
+            return calls.iter().all(|c| c.targets == first.targets).then_some(first);
+        };
+        let names = |c: &FactCall| {
+            qualifier.is_some_and(|q| {
+                c.targets.iter().any(|t| match t {
+                    FactTarget::InTree { path, .. } | FactTarget::Outside { path } => path.contains(q),
+                })
+            })
+        };
+        let before: Vec<&FactCall> = calls.iter().rev().filter(|c| c.line <= l).collect();
+        let after: Vec<&FactCall> = calls.iter().filter(|c| c.line > l).collect();
+        let best = |cands: &[&'_ FactCall]| -> Option<usize> {
+            let written: Vec<usize> = (0..cands.len()).filter(|&i| !cands[i].in_macro).collect();
+            written
+                .iter()
+                .copied()
+                .find(|&i| names(cands[i]))
+                .or_else(|| written.first().copied())
+                .or(if cands.is_empty() { None } else { Some(0) })
+        };
+        if let Some(i) = best(&before) {
+            return before.get(i).copied();
         }
+        best(&after).and_then(|i| after.get(i).copied())
     }
 }

@@ -385,7 +385,11 @@ impl<'a> Index<'a> {
         let facts = self.facts?;
         let cf = self.func(caller)?;
         let cfile = self.file_of(caller)?;
-        let call = facts.call(&cfile.path, cf.pos.line, callee.name(), line)?;
+        let qualifier = match callee {
+            Callee::Path(segs) if segs.len() > 1 => segs.get(segs.len() - 2).map(String::as_str),
+            _ => None,
+        };
+        let call = facts.call(&cfile.path, cf.pos.line, callee.name(), line, qualifier)?;
         let mut ids: Vec<FnId> = Vec::new();
         let mut unread = None;
         for t in &call.targets {
@@ -400,13 +404,22 @@ impl<'a> Index<'a> {
             else {
                 continue;
             };
-            let at = self.by_position.get(&(file.as_str(), *line, name.as_str()));
-            let found: Vec<FnId> = at
-                .into_iter()
-                .flatten()
-                .copied()
-                .filter(|&id| owner.is_none() || self.func(id).is_some_and(|f| f.owner == *owner))
-                .collect();
+            let at: &[FnId] = self
+                .by_position
+                .get(&(file.as_str(), *line, name.as_str()))
+                .map_or(&[], Vec::as_slice);
+            // Several functions at one position (a macro stamping one `impl` into several
+            // types): the one whose `impl` names the compiler's type. The owner is only
+            // compared then: an `impl` may name the type through an alias
+            // (`impl AsSlotManager` for `SlotManager<…>`).
+            let found: Vec<FnId> = if at.len() > 1 && owner.is_some() {
+                at.iter()
+                    .copied()
+                    .filter(|&id| self.func(id).is_some_and(|f| f.owner == *owner))
+                    .collect()
+            } else {
+                at.to_vec()
+            };
             if found.is_empty() {
                 // In the tree, but not a function the audit read: made by a macro it does not
                 // expand, or written inside a macro's definition.
@@ -433,7 +446,8 @@ impl<'a> Index<'a> {
         ids.truncate(MAX_DISPATCH);
         Some(match (ids.as_slice(), call.dispatch) {
             ([], _) => unread.map_or(Resolution::NotFound, Resolution::MadeByMacro),
-            ([one], Dispatch::Static | Dispatch::Resolved) => Resolution::Resolved(*one),
+            // One candidate, however chosen: as the syntax says of a single one.
+            ([one], _) => Resolution::Resolved(*one),
             _ => Resolution::Many(ids),
         })
     }

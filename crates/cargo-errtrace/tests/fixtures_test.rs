@@ -64,7 +64,7 @@ const EXPECTED: &[Row] = &[
     ("discarded_acknowledged.rs", 0, 5, 0, 0, 0, 0, 0),
     ("init_arg.rs", 1, 0, 0, 0, 0, 3, 0),
     ("initialiser_runner.rs", 2, 0, 0, 0, 0, 9, 0),
-    ("transpose_closure.rs", 1, 0, 0, 0, 0, 1, 0),
+    ("transpose_closure.rs", 2, 0, 0, 0, 0, 2, 0),
     ("cfg_alternatives.rs", 1, 0, 0, 0, 0, 1, 0),
     ("field_of_field.rs", 1, 0, 0, 0, 0, 3, 0),
     ("loop_items.rs", 0, 1, 0, 0, 0, 0, 0),
@@ -313,6 +313,21 @@ fn ok_on_an_allocation_is_not_swallowed() {
     let m: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(m.len(), 1, "{m:?}");
     assert!(m[0].contains("supply::lookup"), "{m:?}");
+}
+
+/// `.ok()` drops an errno only when the failing function's error is one: a function of a crate
+/// not written against the kernel crate (zerocopy, vendored in Linux 7.3's `rust/`) fails with
+/// its own error type (issue 23, item 4: nova-core's `read_from_prefix(…).ok()`, reported once
+/// the compiler's facts resolved it into zerocopy).
+#[test]
+fn ok_on_an_error_that_is_no_errno_is_not_swallowed() {
+    let root = common::fixtures()
+        .parent()
+        .unwrap()
+        .join("fixtures-trees/ok_foreign_error");
+    let r = common::audit_with(&root, errtrace_audit::Config::default());
+    let at: Vec<(&str, u32)> = r.findings.iter().map(|f| (f.file.as_str(), f.line)).collect();
+    assert_eq!(at, [("drivers/vbios.rs", 20)], "{:#?}", r.findings);
 }
 
 /// A comment acknowledges the discard it sits on, not every discard of that function in the
@@ -569,7 +584,7 @@ fn cfg_alternatives_are_each_followed() {
 /// `transpose` (rcpufreq-dt's `init`, measured blind).
 #[test]
 fn a_transposed_option_fails_with_its_closures_error() {
-    assert_finding_lines("transpose_closure.rs", &[9]);
+    assert_finding_lines("transpose_closure.rs", &[10, 18]);
 }
 
 /// `pin_init::raw_try_init` fails with its initialiser's error: through `command.init()` and

@@ -41,11 +41,14 @@ pub(crate) fn resolve<'tcx>(
 }
 
 /// Every implementation of the trait method `method` that the crate can see (its own and its
-/// dependencies', not the compiler's library's), and the trait's default where an
-/// implementation does not override it. At most [`MAX_CANDIDATES`].
+/// dependencies', not the compiler's library's), and the trait's default when it has one (an
+/// implementer that does not override it runs it, and the implementers of a trait are often in
+/// crates this one cannot see). At most [`MAX_CANDIDATES`].
 fn implementations(tcx: TyCtxt<'_>, trait_id: DefId, method: DefId) -> Vec<Target> {
     let mut out = Vec::new();
-    let mut default_listed = false;
+    if tcx.defaultness(method).has_value() {
+        out.push(target(tcx, method));
+    }
     for impl_id in tcx.all_impls(trait_id) {
         if out.len() >= MAX_CANDIDATES {
             break;
@@ -53,13 +56,8 @@ fn implementations(tcx: TyCtxt<'_>, trait_id: DefId, method: DefId) -> Vec<Targe
         if SYSROOT_CRATES.contains(&tcx.crate_name(impl_id.krate).as_str()) {
             continue;
         }
-        match tcx.impl_item_implementor_ids(impl_id).get(&method) {
-            Some(&item) => out.push(target(tcx, item)),
-            None if !default_listed && tcx.defaultness(method).has_value() => {
-                default_listed = true;
-                out.push(target(tcx, method));
-            }
-            None => {}
+        if let Some(&item) = tcx.impl_item_implementor_ids(impl_id).get(&method) {
+            out.push(target(tcx, item));
         }
     }
     out

@@ -158,6 +158,11 @@ impl Walker<'_, '_> {
                         whole = false;
                         continue;
                     }
+                    // `names.map(to_c_str_array).transpose()?`: the mapped function's error.
+                    if let Some(f) = transposed_fn(m) {
+                        let segs = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                        return (Some(Target::Call(Callee::Path(segs))), attached);
+                    }
                     // `init.pin_chain(|slot| to_result(…))`: the chained closure's error is the
                     // initialiser's own; without one there, the receiver's.
                     if let Some(body) = chain_closure(&m.method, m.args.last()) {
@@ -614,8 +619,8 @@ impl Walker<'_, '_> {
     }
 }
 
-/// The closure of `opt.map(closure).transpose()`, if `m` is that `transpose`.
-fn transposed_closure(m: &syn::ExprMethodCall) -> Option<&Expr> {
+/// What `opt.map(f).transpose()` maps with, if `m` is that `transpose`.
+fn transposed_map(m: &syn::ExprMethodCall) -> Option<&Expr> {
     if m.method != "transpose" || !m.args.is_empty() {
         return None;
     }
@@ -625,8 +630,21 @@ fn transposed_closure(m: &syn::ExprMethodCall) -> Option<&Expr> {
     if map.method != "map" {
         return None;
     }
-    match map.args.last().map(strip) {
+    map.args.last().map(strip)
+}
+
+/// The closure of `opt.map(closure).transpose()`, if `m` is that `transpose`.
+fn transposed_closure(m: &syn::ExprMethodCall) -> Option<&Expr> {
+    match transposed_map(m) {
         Some(Expr::Closure(c)) => Some(&c.body),
+        _ => None,
+    }
+}
+
+/// The function of `opt.map(function).transpose()`, if `m` is that `transpose`.
+fn transposed_fn(m: &syn::ExprMethodCall) -> Option<&syn::ExprPath> {
+    match transposed_map(m) {
+        Some(Expr::Path(p)) if p.qself.is_none() => Some(p),
         _ => None,
     }
 }
