@@ -131,7 +131,24 @@ audit_facts() {
         python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --with-kernel --facts "$facts" \
             --audit target/release/cargo-errtrace --check &&
         python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --kernel-crate --facts "$facts" \
-            --audit target/release/cargo-errtrace --check
+            --audit target/release/cargo-errtrace --check &&
+        facts_notes "$(cat "$out/kdir")" "$facts"
+}
+
+# The guide's `note: crate …` lines (docs/src/audit.md, the `--facts` section) come from the
+# audit with the facts of all of rust/, drivers/ and samples/rust.
+facts_notes() {
+    local tree whole rc=0 line
+    tree="$1"
+    whole="$(mktemp -d)"
+    (cd "$tree" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
+        tar --null -T - -cf -) | tar -xf - -C "$whole"
+    target/release/cargo-errtrace errtrace audit "$whole" --facts "$2" --color never >"$whole.out" || true
+    while IFS= read -r line; do
+        grep -qxF "$line" "$whole.out" || { echo "not in the audit's output: $line"; rc=1; }
+    done < <(grep '^note: crate ' docs/src/audit.md)
+    rm -rf "$whole" "$whole.out"
+    return $rc
 }
 
 # The audit on Linux 7.3's drivers and samples labelled blind (crates/cargo-errtrace/corpus/linux-7.3-blind),

@@ -7,8 +7,9 @@
 //!
 //! The pipeline: [`discover`] the `.rs` files; on a thread pool, read, parse (syn),
 //! summarise each file into a compact [`model::FileSummary`] and drop its syntax tree;
-//! then run the cross-file analysis ([`chain`]) on the summaries. Definitions and limits
-//! are in the guide's `audit` chapter.
+//! with `--facts`, read what the compiler resolved ([`facts`]); then run the cross-file
+//! analysis ([`chain`]) on the summaries, resolving calls through [`resolve`]. Definitions and
+//! limits are in the guide's `audit` chapter.
 
 #![warn(missing_docs)]
 
