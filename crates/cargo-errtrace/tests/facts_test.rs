@@ -66,6 +66,12 @@ fn scratch(test: &str) -> PathBuf {
 
 /// Compile a fixture's `main.rs` with the driver; the facts directory it wrote.
 fn compile(name: &str, scratch: &Path) -> PathBuf {
+    compile_from(&fixture(name), Path::new("main.rs"), scratch)
+}
+
+/// Compile `source` (relative to `dir`, the compiler's working directory) with the driver,
+/// writing the facts to `scratch/facts`; that directory.
+fn compile_from(dir: &Path, source: &Path, scratch: &Path) -> PathBuf {
     let facts = scratch.join("facts");
     let out = Command::new(driver())
         .args([
@@ -80,7 +86,8 @@ fn compile(name: &str, scratch: &Path) -> PathBuf {
             "-o",
         ])
         .arg(scratch.join("out.rmeta"))
-        .arg(fixture(name).join("main.rs"))
+        .arg(source)
+        .current_dir(dir)
         .env("ERRTRACE_FACTS_DIR", &facts)
         .output()
         .expect("cannot run errtrace-rustc");
@@ -190,27 +197,8 @@ fn the_compiler_types_receivers_picks_traits_and_sees_macro_made_functions() {
 #[test]
 fn facts_match_a_copy_of_the_tree_by_their_paths_under_the_compilers_directory() {
     let dir = scratch("copy");
-    let facts = dir.join("facts");
     // Compiled from the fixtures' directory, as a kernel build compiles from its tree.
-    let out = Command::new(driver())
-        .args([
-            "--edition",
-            "2021",
-            "--crate-type",
-            "bin",
-            "--emit",
-            "metadata",
-            "--cap-lints",
-            "allow",
-            "-o",
-        ])
-        .arg(dir.join("out.rmeta"))
-        .arg("dispatch/main.rs")
-        .current_dir(fixture(""))
-        .env("ERRTRACE_FACTS_DIR", &facts)
-        .output()
-        .expect("cannot run errtrace-rustc");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let facts = compile_from(&fixture(""), Path::new("dispatch/main.rs"), &dir);
     let copy = dir.join("copy");
     std::fs::create_dir_all(copy.join("dispatch")).unwrap();
     std::fs::copy(fixture("dispatch").join("main.rs"), copy.join("dispatch/main.rs")).unwrap();
