@@ -121,6 +121,8 @@ struct Walker<'n, 't> {
     /// Logging calls seen inside blocks that end by leaving (`if bad { dev_err!(…); return
     /// Err(EINVAL); }`): they log that way out only, not what comes after the block.
     diverging_logs: u32,
+    /// Error exits recorded so far (`?`, returned errors), to tell which statements have one.
+    exits: u32,
     /// Per open block: the names the earlier statements that log mention (`dev_err!(dev,
     /// "…", ret)`, `if ret < 0 { dev_err!(…) }`): a log about that value.
     logged_values: Vec<Vec<String>>,
@@ -224,6 +226,7 @@ impl<'n, 't> Walker<'n, 't> {
             fns: Vec::new(),
             frames: Vec::new(),
             diverging_logs: 0,
+            exits: 0,
             logged_values: Vec::new(),
             rethrow: Vec::new(),
             test_depth: 0,
@@ -352,6 +355,7 @@ impl<'n, 't> Walker<'n, 't> {
         let allocation = self.alloc_null_depth > 0 || self.gfp_call;
         let guard = self.guard_call;
         let errno = self.deliberate.map(str::to_string);
+        self.exits = self.exits.wrapping_add(1);
         if let Some(ctx) = self.active_fn() {
             let in_closure = ctx.closure_depth > 0;
             if how != How::Try && in_closure {

@@ -68,6 +68,8 @@ const EXPECTED: &[Row] = &[
     ("cfg_alternatives.rs", 1, 0, 0, 0, 0, 1, 0),
     ("field_of_field.rs", 1, 0, 0, 0, 0, 3, 0),
     ("loop_items.rs", 0, 1, 0, 0, 0, 0, 0),
+    ("log_before_exit.rs", 1, 0, 0, 0, 0, 2, 3),
+    ("init_unsafe_block.rs", 1, 0, 0, 0, 0, 0, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -313,6 +315,22 @@ fn ok_on_an_allocation_is_not_swallowed() {
     let m: Vec<&str> = r.findings.iter().map(|f| f.message.as_str()).collect();
     assert_eq!(m.len(), 1, "{m:?}");
     assert!(m[0].contains("supply::lookup"), "{m:?}");
+}
+
+/// A log earlier in the block covers an error made after it only until a way out in between
+/// (issue 23, item 4: a `pr_info!` at the top of a probe hid an `ok_or(ENXIO)?` three
+/// statements and one `?` later, in a driver measured blind).
+#[test]
+fn a_log_before_a_way_out_does_not_cover_a_later_error() {
+    assert_finding_lines("log_before_exit.rs", &[22]);
+}
+
+/// `field <- unsafe { Registration::new(…) }` in a pin-init literal fails with the call's
+/// error, as without the block (issue 23: the IRQ registration of a PCI DRM driver measured
+/// blind was not reported).
+#[test]
+fn an_initialiser_in_an_unsafe_block_fails_with_its_call() {
+    assert_finding_lines("init_unsafe_block.rs", &[16]);
 }
 
 /// `.ok()` drops an errno only when the failing function's error is one: a function of a crate

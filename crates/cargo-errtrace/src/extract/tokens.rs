@@ -202,7 +202,7 @@ impl Walker<'_, '_> {
     /// The error sources of a `<-` initialiser (the tokens after `<-`, up to the next
     /// top-level `,`) that chains a closure (`init.pin_chain(|slot| …)`,
     /// `PinInit::pin_chain(init, |slot| …)`): the closure's value and the inner initialiser;
-    /// or that is a block: the block's value, recorded where it is.
+    /// or that is a block (`unsafe` or not): the block's value, recorded where it is.
     fn chained_init(&self, toks: &[TokenTree]) -> Option<Vec<(Option<Pos>, Target, bool)>> {
         // The initialiser ends at the first top-level `,` after which the tokens parse (a
         // turbofish's `,` is not a group's: `PinInit::<_, Error>::pin_chain(…)`).
@@ -215,9 +215,10 @@ impl Walker<'_, '_> {
         let e: Expr = ends
             .take(8)
             .find_map(|end| syn::parse2(toks.get(..end)?.iter().cloned().collect()).ok())?;
-        // `field <- { …?; Registration::new(…) }`: the block's value (its `?`s are scanned
-        // with the block's tokens).
-        if let Expr::Block(_) = strip(&e) {
+        // `field <- { …?; Registration::new(…) }`, or an `unsafe { … }` block (an IRQ
+        // registration's initialiser): the block's value (its `?`s are scanned with the
+        // block's tokens).
+        if let Expr::Block(_) | Expr::Unsafe(_) = strip(&e) {
             let value = block_value(&e);
             return Some(match self.classify(value) {
                 (Some(t), a) => vec![(Some(pos(value.span())), t, a)],

@@ -220,6 +220,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         let at_start = self.log_mark();
         for s in &b.stmts {
             let before = self.log_mark();
+            let exits = self.exits;
             self.visit_stmt(s);
             // Logs of this statement outside the blocks in it that leave the function.
             if self.logs_staying_since(before) > 0 {
@@ -229,6 +230,12 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                 let names = idents_of(s);
                 if let Some(v) = self.logged_values.last_mut() {
                     v.extend(names);
+                }
+            } else if self.exits != exits {
+                // A way out since the log (`pr_info!("probing")`, then `enable()?`): an error
+                // made after it is not the one the log was about.
+                if let Some(f) = self.frames.last_mut() {
+                    *f = false;
                 }
             }
         }

@@ -243,8 +243,11 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
         for c in &r.compiler {
             let _ = writeln!(
                 out,
-                "note: crate {} ({}): calls resolved by the compiler ({} calls)",
-                c.krate, c.root, c.calls
+                "note: crate {} ({}): calls resolved by the compiler ({} call{})",
+                c.krate,
+                c.root,
+                c.calls,
+                if c.calls == 1 { "" } else { "s" }
             );
         }
         for root in &r.syntax {
