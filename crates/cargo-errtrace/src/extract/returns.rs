@@ -1,7 +1,6 @@
 //! Returned errors: `return e` and a function's (or a block's) tail expression, with whether
 //! a log came before them in the block, recorded as sites like a `?`.
 
-use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
 use super::syntax::*;
@@ -121,7 +120,7 @@ impl Walker<'_, '_> {
             }
             Expr::Return(_) | Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {}
             other => {
-                let p = pos(other.span());
+                let p = made_at(other);
                 self.returned(other, p, How::Tail, before);
             }
         }
@@ -129,7 +128,10 @@ impl Walker<'_, '_> {
 
     pub(super) fn tail_block(&mut self, b: &syn::Block, depth: u32) {
         if let Some((Stmt::Expr(e, None), rest)) = b.stmts.split_last() {
-            let before = self.stmts_contain_log(rest);
+            // A log covers the tail's error only since the last way out before it (as in
+            // `visit_block`: a `pr_info!` at the top, then `enable()?`, is not about it).
+            let since = rest.iter().rposition(has_way_out).map_or(0, |i| i + 1);
+            let before = self.stmts_contain_log(rest.get(since..).unwrap_or_default());
             // The values the block's earlier logging statements name, for a local returned as
             // the tail (`if let Err(e) = &r { pr_err!(…, r) } r`).
             let named: Vec<String> = rest

@@ -889,3 +889,33 @@ pub(super) fn block_leaves(b: &syn::Block) -> bool {
         ))
     )
 }
+
+/// Whether a statement has a way out of the function: a `?` or a `return` (not inside a
+/// closure, an async block or a nested item, which leave something else).
+pub(super) fn has_way_out(s: &syn::Stmt) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = true;
+        }
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_expr_async(&mut self, _: &'ast syn::ExprAsync) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Finder(false);
+    syn::visit::Visit::visit_stmt(&mut f, s);
+    f.0
+}
+
+/// Where the error of a returned expression is made, when a method of its chain makes it
+/// (`pool.iter_mut().find_map(…)` over lines, then `.ok_or(EINVAL)`): that method's name;
+/// else the expression's start.
+pub(super) fn made_at(e: &Expr) -> Pos {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "ok_or" || m.method == "ok_or_else" => pos(m.method.span()),
+        other => pos(syn::spanned::Spanned::span(other)),
+    }
+}
