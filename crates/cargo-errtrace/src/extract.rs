@@ -123,6 +123,10 @@ struct Walker<'n, 't> {
     diverging_logs: u32,
     /// Error exits recorded so far (`?`, returned errors), to tell which statements have one.
     exits: u32,
+    /// The next closure visited is a pin-init scope's (`pin_init_scope(move || { … })`): it
+    /// runs as the function's initialiser, so its `return Err(…)` leaves the function's
+    /// initialiser like its `?`.
+    scope_closure: bool,
     /// Per open block: the names the earlier statements that log mention (`dev_err!(dev,
     /// "…", ret)`, `if ret < 0 { dev_err!(…) }`): a log about that value.
     logged_values: Vec<Vec<String>>,
@@ -227,6 +231,7 @@ impl<'n, 't> Walker<'n, 't> {
             frames: Vec::new(),
             diverging_logs: 0,
             exits: 0,
+            scope_closure: false,
             logged_values: Vec::new(),
             rethrow: Vec::new(),
             test_depth: 0,

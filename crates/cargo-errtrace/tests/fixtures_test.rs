@@ -70,6 +70,7 @@ const EXPECTED: &[Row] = &[
     ("loop_items.rs", 0, 1, 0, 0, 0, 0, 0),
     ("log_before_exit.rs", 3, 0, 0, 0, 0, 5, 4),
     ("init_unsafe_block.rs", 1, 0, 0, 0, 0, 0, 0),
+    ("scope_return.rs", 1, 0, 0, 0, 0, 0, 0),
     ("static_receiver.rs", 2, 0, 0, 0, 0, 2, 0),
     ("enum_variant.rs", 2, 0, 0, 0, 0, 1, 0),
     ("receiver_forms.rs", 3, 0, 0, 0, 0, 9, 0),
@@ -332,6 +333,13 @@ fn a_log_before_a_way_out_does_not_cover_a_later_error() {
 #[test]
 fn an_initialiser_in_an_unsafe_block_fails_with_its_call() {
     assert_finding_lines("init_unsafe_block.rs", &[16]);
+}
+
+/// `return Err(…)` in a pin-init scope's closure fails the function's initialiser (issue 23:
+/// a UART driver's probe, measured blind, returned `EINVAL` there unreported).
+#[test]
+fn a_return_in_a_pin_init_scope_leaves_the_function() {
+    assert_finding_lines("scope_return.rs", &[13]);
 }
 
 /// `.ok()` drops an errno only when the failing function's error is one: a function of a crate

@@ -259,8 +259,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        // A pin-init scope's closure is the function's initialiser, not a closure of its own.
+        let counted = !std::mem::take(&mut self.scope_closure);
         if let Some(f) = self.fns.last_mut() {
-            f.closure_depth += 1;
+            f.closure_depth += u32::from(counted);
         }
         // `.map_err(|AllocError| ENOMEM)`: the same, as a closure.
         let alloc = c.inputs.iter().any(names_alloc_error);
@@ -270,7 +272,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         self.frames.pop();
         self.alloc_null_depth -= u32::from(alloc);
         if let Some(f) = self.fns.last_mut() {
-            f.closure_depth -= 1;
+            f.closure_depth -= u32::from(counted);
         }
     }
 
@@ -621,8 +623,25 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
 
     fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
         if let Expr::Path(p) = strip(&c.func) {
-            if self.names.is_log_function(&last_seg(&p.path)) {
+            let last = last_seg(&p.path);
+            if self.names.is_log_function(&last) {
                 self.out.log_calls += 1;
+            }
+            // `pin_init_scope(move || { …; if bad { return Err(EINVAL); } … })`: the closure is
+            // the function's initialiser.
+            if SCOPE_CALLS.contains(&last.as_str()) {
+                if let Some((closure @ Expr::Closure(_), rest)) =
+                    c.args.iter().map(strip).collect::<Vec<_>>().split_last()
+                {
+                    self.visit_expr(&c.func);
+                    for a in rest {
+                        self.visit_expr(a);
+                    }
+                    self.scope_closure = true;
+                    self.visit_expr(closure);
+                    self.scope_closure = false;
+                    return;
+                }
             }
         }
         visit::visit_expr_call(self, c);
