@@ -8,7 +8,8 @@
 #   --rustc COMPILER  passed as RUSTC= and HOSTRUSTC=; `COMPILER --print sysroot`
 #                     must name a sysroot with rust-src (core is built from it).
 #   --out DIR         exported as ERRTRACE_FACTS_DIR (created, never emptied; this
-#                     script's mark in DIR/.facts-sh: without it, all is compiled).
+#                     script's mark in DIR/.facts-sh: without it, all is compiled;
+#                     DIR/.tree names the tree the facts describe).
 #   --force           compile every Rust crate again.
 # Cache: ${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}/facts-KEY, KEY a hash
 # of the source and config packages, this script, `COMPILER -vV` and the LLVM
@@ -249,7 +250,7 @@ do_report() {
         awk -F'\t' 'function out() { printf "      %s (%d)%s%s\n", r, n, l, (n > 8 ? "\n        ..." : "") }
             $1 != r { if (NR > 1) out(); r = $1; n = 0; l = "" } { if (++n <= 8) l = l "\n        " $2 } END { if (NR) out() }'
     echo "    not built: rust/doctests_kernel_generated (RUST_KERNEL_DOCTESTS, built by rustdoc; not asked for)"
-    echo "    disk: $(du -sh "$KBASE" | cut -f1) in $KBASE; $OUT: $(find "$OUT" -type f ! -name .facts-sh | wc -l) files"
+    echo "    disk: $(du -sh "$KBASE" | cut -f1) in $KBASE; $OUT: $(find "$OUT" -type f -name '*.json' | wc -l) files"
 }
 
 # Before a new tree: keep the most recently used other one only (about 2 GB each).
@@ -276,7 +277,9 @@ main() {
     echo "==> timings:"
     printf '    %s\n' "${TIMINGS[@]}"
     echo "    total     $((SECONDS - t0))s"
-    echo "facts.sh: OK (facts in $OUT)"
+    # The tree the facts describe (its paths are theirs), for a reader that wants its files.
+    echo "$KDIR" >"$OUT/.tree"
+    echo "facts.sh: OK (facts in $OUT, of the tree named in $OUT/.tree)"
 }
 
 main "$@"

@@ -132,11 +132,12 @@ audit_facts() {
             --audit target/release/cargo-errtrace --check &&
         python3 scripts/audit-blind-score.py "$(cat "$out/kdir")" --kernel-crate --facts "$facts" \
             --audit target/release/cargo-errtrace --check &&
-        facts_notes "$(cat "$out/kdir")" "$facts"
+        facts_notes "$(cat "$facts/.tree")" "$facts"
 }
 
 # kernel/captures/audit-facts.txt (the guide shows two of its lines) is the per-crate
-# resolution the audit reports with the facts on all of rust/, drivers/ and samples/rust.
+# resolution the audit reports with the facts on all of rust/, drivers/ and samples/rust of the
+# tree they were built from (kernel/facts.sh's own, without the kernel step's additions).
 facts_notes() {
     local whole rc=0
     whole="$(mktemp -d)"
