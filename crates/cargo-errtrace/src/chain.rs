@@ -135,7 +135,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                 // and its in-tree body is not followed.
                 // A deferral handed back on purpose (`if e == EPROBE_DEFER { return Err(e) }`).
                 Target::Call(_) if site.quiet_errno() => {}
-                Target::Call(callee) => match index.resolve(callee, id, Some(site.pos.line)) {
+                Target::Call(callee) => match index.resolve(callee, id, site.pos.line) {
                     r if crate::explained::reported_by_callee(&index, names, callee, &r, id) => {}
                     // `?` on a call outside the tree that allocates with GFP flags: the
                     // allocator reports its failure.
@@ -172,7 +172,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                                 if !tf.init_params.contains(pos) {
                                     continue;
                                 }
-                                let inits = match index.resolve(arg, id, Some(site.pos.line)) {
+                                let inits = match index.resolve(arg, id, site.pos.line) {
                                     Resolution::Resolved(a) => vec![a],
                                     Resolution::Many(a) => a,
                                     _ => Vec::new(),
@@ -229,7 +229,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     is_result,
                     ..
                 } => {
-                    let in_tree = match index.resolve(callee, id, Some(check.pos.line)) {
+                    let in_tree = match index.resolve(callee, id, check.pos.line) {
                         // The callee logged its failure already: nothing is lost.
                         Resolution::Resolved(t) if self_logging.contains(&t) => continue,
                         // It cannot fail: nothing is thrown away.
@@ -266,7 +266,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     continue
                 }
                 CheckKind::UnwrapOr { method, callee } => {
-                    let resolution = index.resolve(callee, id, Some(check.pos.line));
+                    let resolution = index.resolve(callee, id, check.pos.line);
                     // A callee that reports its own failure (an allocation: the allocator
                     // warns) loses nothing when its error becomes `None` or a default.
                     if crate::explained::reported_by_callee(&index, names, callee, &resolution, id) {
@@ -309,8 +309,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     };
                     (Kind::Swallowed, message)
                 }
-                CheckKind::Unwrap { method, callee } => match index.resolve(callee, id, Some(check.pos.line))
-                {
+                CheckKind::Unwrap { method, callee } => match index.resolve(callee, id, check.pos.line) {
                     Resolution::Resolved(t) if index.returns_result(t) => (
                         Kind::Panic,
                         format!(

@@ -30,7 +30,7 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                     Target::Made => s.before || s.quiet_errno(),
                     Target::OriginFn(_) => false,
                     Target::Call(callee) => {
-                        let r = index.resolve(callee, id, Some(s.pos.line));
+                        let r = index.resolve(callee, id, s.pos.line);
                         if reported_by_callee(index, names, callee, &r, id) {
                             return true;
                         }

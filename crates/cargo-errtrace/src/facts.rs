@@ -136,19 +136,17 @@ impl Canon<'_> {
             .next()
             .unwrap_or(&t.path)
             .trim_end_matches('>');
-        let made_by_macro = t
+        let macro_call = t
             .made_by_macro
             .as_ref()
-            .and_then(|m| Some(format!("{}:{}", self.rel(&m.file)?, m.line)));
+            .and_then(|m| Some((self.rel(&m.file)?, m.line)));
+        let made_by_macro = macro_call.as_ref().map(|(file, line)| format!("{file}:{line}"));
         // A function a macro made where the macro is called: it is in the tree even when its
         // name is written in a macro defined elsewhere.
         let at =
             t.at.as_ref()
                 .and_then(|at| Some((self.rel(&at.file)?, at.line)))
-                .or_else(|| {
-                    let m = t.made_by_macro.as_ref()?;
-                    Some((self.rel(&m.file)?, m.line))
-                });
+                .or(macro_call);
         match at {
             Some((file, line)) => FactTarget::InTree {
                 file,
@@ -253,23 +251,18 @@ impl Facts {
     /// later statement is not what a `?` uses, but an iterator adapter's closure can be).
     /// Calls written in the source come before those a macro made on the same line (the
     /// `InitOk::new` of a `try_pin_init!` beside a `Subsystem::new`), and among them one whose
-    /// function's path names `qualifier` (the type or module written before the name). With
-    /// no line, only an answer every such call agrees on.
+    /// function's path names `qualifier` (the type or module written before the name).
     pub fn call(
         &self,
         caller_file: &str,
         caller_line: u32,
         name: &str,
-        line: Option<u32>,
+        line: u32,
         qualifier: Option<&str>,
     ) -> Option<&FactCall> {
         let calls = self
             .calls
             .get(&(caller_file.to_string(), caller_line, name.to_string()))?;
-        let Some(l) = line else {
-            let first = calls.first()?;
-            return calls.iter().all(|c| c.targets == first.targets).then_some(first);
-        };
         let names = |c: &FactCall| {
             qualifier.is_some_and(|q| {
                 c.targets.iter().any(|t| match t {
@@ -277,20 +270,21 @@ impl Facts {
                 })
             })
         };
-        let before: Vec<&FactCall> = calls.iter().rev().filter(|c| c.line <= l).collect();
-        let after: Vec<&FactCall> = calls.iter().filter(|c| c.line > l).collect();
-        let best = |cands: &[&'_ FactCall]| -> Option<usize> {
-            let written: Vec<usize> = (0..cands.len()).filter(|&i| !cands[i].in_macro).collect();
-            written
-                .iter()
-                .copied()
-                .find(|&i| names(cands[i]))
-                .or_else(|| written.first().copied())
-                .or(if cands.is_empty() { None } else { Some(0) })
-        };
-        if let Some(i) = best(&before) {
-            return before.get(i).copied();
-        }
-        best(&after).and_then(|i| after.get(i).copied())
+        pick(calls.iter().rev().filter(|c| c.line <= line), names)
+            .or_else(|| pick(calls.iter().filter(|c| c.line > line), names))
     }
+}
+
+/// The first of `cands` written in the source that `names`, else the first written one, else
+/// the first.
+fn pick<'c>(
+    cands: impl Iterator<Item = &'c FactCall>,
+    names: impl Fn(&FactCall) -> bool,
+) -> Option<&'c FactCall> {
+    let cands: Vec<&FactCall> = cands.collect();
+    let written = || cands.iter().copied().filter(|c| !c.in_macro);
+    written()
+        .find(|c| names(c))
+        .or_else(|| written().next())
+        .or_else(|| cands.first().copied())
 }

@@ -371,9 +371,9 @@ impl<'a> Index<'a> {
         first.is_some() && fns.iter().all(|&id| key(id) == first)
     }
 
-    /// Resolve a call made in function `caller`, used at line `line` when known (the `?`,
-    /// `return` or statement): as the compiler did when its facts hold the call, else by syntax.
-    pub fn resolve(&self, callee: &Callee, caller: FnId, line: Option<u32>) -> Resolution {
+    /// Resolve a call made in function `caller`, used at line `line` (the `?`, `return` or
+    /// statement): as the compiler did when its facts hold the call, else by syntax.
+    pub fn resolve(&self, callee: &Callee, caller: FnId, line: u32) -> Resolution {
         match self.by_compiler(callee, caller, line) {
             Some(r) => r,
             None => self.by_syntax(callee, caller),
@@ -381,7 +381,7 @@ impl<'a> Index<'a> {
     }
 
     /// The compiler's resolution of the call, from the facts.
-    fn by_compiler(&self, callee: &Callee, caller: FnId, line: Option<u32>) -> Option<Resolution> {
+    fn by_compiler(&self, callee: &Callee, caller: FnId, line: u32) -> Option<Resolution> {
         let facts = self.facts?;
         let cf = self.func(caller)?;
         let cfile = self.file_of(caller)?;
@@ -444,10 +444,10 @@ impl<'a> Index<'a> {
         ids.sort_unstable();
         ids.dedup();
         ids.truncate(MAX_DISPATCH);
-        Some(match (ids.as_slice(), call.dispatch) {
-            ([], _) => unread.map_or(Resolution::NotFound, Resolution::MadeByMacro),
+        Some(match ids.as_slice() {
+            [] => unread.map_or(Resolution::NotFound, Resolution::MadeByMacro),
             // One candidate, however chosen: as the syntax says of a single one.
-            ([one], _) => Resolution::Resolved(*one),
+            [one] => Resolution::Resolved(*one),
             _ => Resolution::Many(ids),
         })
     }
