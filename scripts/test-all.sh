@@ -92,6 +92,13 @@ kernel() {
     bash kernel/test.sh
 }
 
+# rust_sources TREE DEST: the .rs files of a kernel tree's rust/, drivers/ and samples/rust/,
+# without the generated bindings, copied to DEST with their paths.
+rust_sources() {
+    (cd "$1" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
+        tar --null -T - -cf -) | tar -xf - -C "$2"
+}
+
 # The audit on a labelled corpus of real kernel Rust: Linux 6.12's rust/, drivers/ and
 # samples/rust/ from the base kernel tree the kernel step unpacked (its generated bindings
 # left out). Fails when a finding is unlabelled or gone, or precision/recall drop below 80 %.
@@ -104,8 +111,7 @@ audit_corpus() {
     local kdir tree
     kdir="$(cat "$out/6.12/kdir")"
     tree="$(mktemp -d)"
-    (cd "$kdir" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
-        tar --null -T - -cf -) | tar -xf - -C "$tree"
+    rust_sources "$kdir" "$tree"
     cargo build -q --release -p cargo-errtrace
     python3 scripts/audit-corpus.py crates/cargo-errtrace/corpus/linux-6.12.json "$tree" \
         --audit target/release/cargo-errtrace --check
@@ -141,8 +147,7 @@ audit_facts() {
 facts_notes() {
     local whole rc=0
     whole="$(mktemp -d)"
-    (cd "$1" && find rust drivers samples/rust -name '*.rs' ! -name '*_generated.rs' -print0 |
-        tar --null -T - -cf -) | tar -xf - -C "$whole"
+    rust_sources "$1" "$whole"
     target/release/cargo-errtrace errtrace audit "$whole" --facts "$2" --color never >"$whole.out" || true
     grep '^note: crate ' "$whole.out" | diff -u kernel/captures/audit-facts.txt - || rc=1
     rm -rf "$whole" "$whole.out"
