@@ -84,30 +84,15 @@ while (($#)); do
 done
 [[ -n $RUSTC && -n $OUT ]] || { echo "facts.sh: --rustc and --out are required (see --help)" >&2; exit 2; }
 
-CURRENT_STEP=setup STEP_LOG='' TIMINGS=()
-die() { echo "facts.sh: FAILED in step '$CURRENT_STEP': $*" >&2; exit 1; }
-on_err() {
-    local rc=$?
-    echo "facts.sh: FAILED in step '$CURRENT_STEP' (command exited $rc at line ${BASH_LINENO[0]})" >&2
-    [[ -n $STEP_LOG && -f $STEP_LOG ]] && { echo "--- last lines of $STEP_LOG:" >&2; tail -n 40 "$STEP_LOG" >&2; }
-    exit "$rc"
-}
-trap on_err ERR
-# step NAME FUNCTION: run FUNCTION, print and record its wall time.
-step() {
-    local t0=$SECONDS
-    CURRENT_STEP=$1 STEP_LOG=
-    echo "==> [$1] $(date +%T)"
-    "$2"
-    TIMINGS+=("$(printf '%-9s %5ss' "$1" $((SECONDS - t0)))")
-    echo "<== [$1] done in $((SECONDS - t0))s"
-}
-# logged LOG CMD...: CMD's output in LOG (its tail shown on failure), /usr/bin/time -v's in LOG.time.
-logged() {
-    STEP_LOG=$1; shift
-    /usr/bin/time -v -o "$STEP_LOG.time" "$@" >"$STEP_LOG" 2>&1
+STEPS_NAME=facts.sh
+# shellcheck source=kernel/steps.sh
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+# measured LOG CMD...: as `logged`, with /usr/bin/time -v's report in LOG.time and its wall
+# time and peak memory printed.
+measured() {
+    logged "$1" /usr/bin/time -v -o "$1.time" "${@:2}"
     awk -F': ' '/Elapsed/ { w = $2 } /Maximum resident/ { m = int($2 / 1024) }
-        END { printf "    %s: wall %s, peak RSS %d MiB\n", lg, w, m }' lg="$STEP_LOG" "$STEP_LOG.time"
+        END { printf "    %s: wall %s, peak RSS %d MiB\n", lg, w, m }' lg="$1" "$1.time"
 }
 
 for f in "$RUSTC" "$BINDGEN" "llvm-config$LLVM_SUFFIX" "clang$LLVM_SUFFIX" "ld.lld$LLVM_SUFFIX" /usr/bin/time; do
@@ -150,7 +135,7 @@ do_untar() {
 
 do_config() {
     # A compiler Kconfig cannot use would silently turn RUST off: say so first.
-    logged "$KBASE/rustavailable.log" "${KMAKE[@]}" rustavailable
+    measured "$KBASE/rustavailable.log" "${KMAKE[@]}" rustavailable
     xzcat "$KCONFIG" >"$KDIR/.config"
     local o args=() want
     mapfile -t want < <(printf '%s\n' "${SUPPORT[@]}"; awk 'NF { print $1 }' <<<"$CRATES")
@@ -159,7 +144,7 @@ do_config() {
         args+=("${o%%=*}")
     done
     (cd "$KDIR" && ./scripts/config "${args[@]}")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    measured "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
     # Dependencies can drop options: each must have survived (n: be unset).
     for o in "${want[@]}"; do
         if [[ $o == *=n ]]; then
@@ -204,7 +189,7 @@ do_compiler() {
 # compiler_builtins, zerocopy, pin_init, build_error, bindings, uapi, kernel, the
 # proc macros and their host crates (proc_macro2, quote, syn); scripts/'s host program.
 do_prepare() {
-    logged "$KBASE/prepare.log" "${KMAKE[@]}" -j"$JOBS" prepare
+    measured "$KBASE/prepare.log" "${KMAKE[@]}" -j"$JOBS" prepare
 }
 
 do_crates() {
@@ -221,7 +206,7 @@ do_crates() {
     echo "    make targets: prepare, then ${targets[*]}"
     # Single-object targets: make compiles these (and what they need: prepare,
     # objtool), no other object of their directories.
-    logged "$KBASE/crates.log" "${KMAKE[@]}" -j"$JOBS" "${targets[@]}"
+    measured "$KBASE/crates.log" "${KMAKE[@]}" -j"$JOBS" "${targets[@]}"
     # A module's object built in another directory's context lacks --cfg MODULE.
     for obj in "${modules[@]}"; do
         grep -q -- '--cfg MODULE' "$KDIR/$(dirname "$obj")/.$(basename "$obj").cmd" ||
@@ -274,9 +259,8 @@ main() {
     step prepare do_prepare
     step crates do_crates
     step report do_report
-    echo "==> timings:"
-    printf '    %s\n' "${TIMINGS[@]}"
-    echo "    total     $((SECONDS - t0))s"
+    print_timings
+    echo "    $(printf '%-16s %5ss' total $((SECONDS - t0)))"
     # The tree the facts describe (its paths are theirs), for a reader that wants its files.
     echo "$KDIR" >"$OUT/.tree"
     echo "facts.sh: OK (facts in $OUT, of the tree named in $OUT/.tree)"

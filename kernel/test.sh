@@ -131,38 +131,9 @@ done
 ((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug 6.12 upstream-before upstream)
 
 # ---------------------------------------------------------------- helpers
-CURRENT_STEP=setup
-TIMINGS=()
-die() { echo "test.sh: FAILED in step '$CURRENT_STEP': $*" >&2; exit 1; }
-on_err() {
-    local rc=$?
-    echo "test.sh: FAILED in step '$CURRENT_STEP' (command exited $rc at line ${BASH_LINENO[0]})" >&2
-    [[ -n ${STEP_LOG:-} && -f ${STEP_LOG:-} ]] && { echo "--- last lines of $STEP_LOG:" >&2; tail -n 40 "$STEP_LOG" >&2; }
-    exit "$rc"
-}
-trap on_err ERR
-# step NAME FUNCTION: run FUNCTION, print and record its wall time.
-step() {
-    local name=$1 fn=$2 t0 t1
-    CURRENT_STEP=$name
-    STEP_LOG=
-    echo "==> [$name] $(date +%T)"
-    t0=$(date +%s)
-    "$fn"
-    t1=$(date +%s)
-    TIMINGS+=("$(printf '%-16s %5ss' "$name" $((t1 - t0)))")
-    echo "<== [$name] done in $((t1 - t0))s"
-}
-print_timings() {
-    echo "==> timings:"
-    local t
-    for t in "${TIMINGS[@]}"; do echo "    $t"; done
-}
-# Run a long command with its output in a log file (shown on failure).
-logged() {
-    STEP_LOG=$1; shift
-    "$@" >"$STEP_LOG" 2>&1
-}
+STEPS_NAME=test.sh
+# shellcheck source=kernel/steps.sh
+source "$HERE/steps.sh"
 
 [[ $(id -u) -eq 0 ]] || die "must run as root (installs packages, makes device nodes)"
 
