@@ -159,8 +159,8 @@ in errtrace_kunit.ko with its own copy of errtrace), which KUnit runs when the
 module loads, on the debug kernel's 4 CPUs: a shard wrapping over released
 events and around a live one; writers on every CPU at once (in on_each_cpu()'s
 IPI); readers of the whole recorder while the other CPUs write." kunit
-capture stress.txt "The debug kernel (Linux 7.3, Debian's config with lockdep, KASAN,
-atomic-sleep and preemption checks, 4 CPUs): one kthread per CPU makes errors
+capture stress.txt "The debug kernel (Linux 7.3, a small config with full preemption, lockdep,
+KASAN, atomic-sleep and preemption checks, 4 CPUs): one kthread per CPU makes errors
 three frames down, hops them, logs, handles and drops them, while an hrtimer
 (hard IRQ), a timer (softirq) and self-NMIs (NMI context) make errors too,
 with errtrace's tracepoints enabled; user space writes queries to errtrace
@@ -223,7 +223,7 @@ if [[ -f $(dirname "$LOG")/footprint.txt && -f $(dirname "$LOG_612")/footprint.t
     {
         echo "# The errtrace footprint of the demo module, as kernel/test.sh measured it with"
         echo "# size(1) in the run whose serial logs the other captures come from: Linux 7.3"
-        echo "# (Debian's config: -O2, jump labels, 56-byte descriptors), then Linux 6.12"
+        echo "# (Debian's code generation: -O2, jump labels, 56-byte descriptors), then Linux 6.12"
         echo "# (tinyconfig: -Os, no jump labels, 40-byte descriptors)."
         echo "#"
         cat "$(dirname "$LOG")/footprint.txt"

@@ -211,7 +211,8 @@ BLOCK_M="${K}(errtrace_peer: )?" expect_block fault-attr \
 expect_rc fault-attr 19 insmod
 expect fault-attr "${K}errtrace_peer: loaded: 100 errors made at [0-9]+ sites, 100 readable in its recorder\$" \
     'with probability 0 (fail= not given) the point does not fail'
-expect fault-attr '^fault_attr knobs: interval probability space task-filter times verbose ' \
+# (The knobs are listed in order; a kernel with FAULT_INJECTION_STACKTRACE_FILTER has more.)
+expect fault-attr '^fault_attr knobs: interval probability ([a-z-]+ )*space ([a-z-]+ )*task-filter times verbose ' \
     "the kernel's debugfs knobs for the module's fault_attr"
 expect fault-attr '^fault_attr: probability 0, times 1$' 'their values: the kernel defaults'
 expect fault-attr '^knobs after unload: removed$' 'the knobs go with the module'

@@ -14,20 +14,29 @@ on_err() {
     exit "$rc"
 }
 trap on_err ERR
+# Where the step times go besides TIMINGS: a file, when steps run in subshells (kernel/test.sh
+# runs each flavour in its own, so that one flavour's failure does not end the others).
+TIMINGS_FILE=${TIMINGS_FILE:-}
 # step NAME FUNCTION: run FUNCTION, print and record its wall time.
 step() {
-    local name=$1 fn=$2 t0=$SECONDS
+    local name=$1 fn=$2 t0=$SECONDS line
     CURRENT_STEP=$name
     STEP_LOG=
     echo "==> [$name] $(date +%T)"
     "$fn"
-    TIMINGS+=("$(printf '%-16s %5ss' "$name" $((SECONDS - t0)))")
+    line=$(printf '%-24s %5ss' "$name" $((SECONDS - t0)))
+    TIMINGS+=("$line")
+    [[ -z $TIMINGS_FILE ]] || echo "$line" >>"$TIMINGS_FILE"
     echo "<== [$name] done in $((SECONDS - t0))s"
 }
 print_timings() {
     echo "==> timings:"
     local t
-    for t in "${TIMINGS[@]}"; do echo "    $t"; done
+    if [[ -n $TIMINGS_FILE ]]; then
+        sed 's/^/    /' "$TIMINGS_FILE"
+    else
+        for t in "${TIMINGS[@]}"; do echo "    $t"; done
+    fi
 }
 # logged LOG CMD...: CMD's output in LOG (its tail shown on failure).
 logged() {

@@ -3,30 +3,39 @@
 # errtrace module, boot it under qemu and check the serial log. Runs from a
 # fresh Debian 12 machine as root. See kernel/README.md.
 #
-# Usage: kernel/test.sh [--kernel-only] [--flavour base|debug|6.12|upstream-before|upstream]...
+# Usage: kernel/test.sh [--tools-only|--kernel-only] [--flavour base|upstream-before|upstream|6.12|debug]...
+#   --tools-only    install the toolchain (apt packages, bindgen), then stop.
 #   --kernel-only   install the toolchain and build/cache the kernel(s), then stop.
 #   --flavour F     only this kernel (repeatable; default: all five, in this order).
-#                   base:  Linux 7.3 (Debian's linux-source-7.3) with Debian's
-#                          own amd64 config, trimmed (config/distro-trim.fragment,
-#                          config/errtrace.fragment): JUMP_LABEL, DYNAMIC_DEBUG,
+#                   Three of them share one Linux 7.3 tree (Debian's
+#                   linux-source-7.3 on tinyconfig with Debian's values of the
+#                   options config/debian.options names, config/guest.fragment,
+#                   config/errtrace.fragment, config/upstream.fragment), built
+#                   once; they differ only in what is added on top:
+#                   base:  a copy of that tree with errtrace built into vmlinux
+#                          (incremental); JUMP_LABEL, DYNAMIC_DEBUG,
 #                          PREEMPT_DYNAMIC, SMP as Debian ships them; one CPU,
-#                          every scenario.
-#                   debug: the same + config/debug.fragment (lockdep, KASAN,
-#                          atomic-sleep and preemption checks), booted with 4
-#                          CPUs: the scenarios pinned to CPU 0, then the stress.
+#                          every scenario of scenarios.sh.
+#                   upstream-before: the tree itself (the Rust samples,
+#                          failslab, fail_function, the kernel crate's doctests),
+#                          2 CPUs; upstream-scenarios.sh with in-tree modules and
+#                          upstream-module/ (a driver whose probe fails as told).
+#                   upstream: a copy with kernel/patches/*.patch applied and
+#                          config/upstream-series.fragment (the series' options
+#                          on), rebuilt incrementally; also built with the
+#                          options off (sizes), with CLIPPY=1; checkpatch,
+#                          rustfmtcheck and rustdoc.
 #                   6.12:  Linux 6.12 (the LTS Android's GKI ships Rust binder
 #                          on), tinyconfig + config.fragment (no jump labels):
 #                          every scenario.
-#                   upstream-before: Linux 7.3 as base + config/upstream.fragment
-#                          (the Rust samples, failslab, fail_function, the
-#                          kernel crate's doctests), unpatched, 2 CPUs;
-#                          upstream-scenarios.sh with in-tree modules and
-#                          upstream-module/ (a driver whose probe fails as told).
-#                   upstream: the same with kernel/patches/*.patch applied and
-#                          config/upstream-series.fragment (the series' options
-#                          on), built incrementally from a copy of upstream-before;
-#                          also builds it with the options off (sizes), with
-#                          CLIPPY=1, runs checkpatch, rustfmtcheck and rustdoc.
+#                   debug: Linux 7.3 on tinyconfig with config/guest.fragment,
+#                          config/errtrace.fragment and config/debug.fragment
+#                          (full preemption, lockdep, KASAN, atomic-sleep and
+#                          preemption checks), booted with 4 CPUs: the scenarios
+#                          pinned to CPU 0, then the stress. The only other 7.3
+#                          build: KASAN instruments everything.
+# A flavour that fails does not stop the others: those that do not need it run,
+# and the run ends with the list of failed and skipped flavours (exit 1).
 set -Eeuo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -115,20 +124,22 @@ LLVM_612=1
 RECIPE=1
 
 KERNEL_ONLY=0
+TOOLS_ONLY=0
 FLAVOURS=()
 while (($#)); do
     case $1 in
+        --tools-only) TOOLS_ONLY=1 ;;
         --kernel-only) KERNEL_ONLY=1 ;;
         --flavour)
             [[ ${2:-} =~ ^(base|debug|6\.12|upstream-before|upstream)$ ]] ||
                 { echo "test.sh: --flavour takes base, debug, 6.12, upstream-before or upstream" >&2; exit 2; }
             FLAVOURS+=("$2"); shift ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -Eeuo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
-((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base debug 6.12 upstream-before upstream)
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base upstream-before upstream 6.12 debug)
 
 # ---------------------------------------------------------------- helpers
 STEPS_NAME=test.sh
@@ -234,6 +245,8 @@ do_bindgen() {
 }
 
 KMAKE=()
+# What the flavour's own kernel build adds to make's command line (upstream: CLIPPY=1).
+KBUILD_EXTRA=()
 FLAVOUR=base
 # The kernel of the current flavour: version, source package and toolchain.
 kernel_vars() {
@@ -248,17 +261,31 @@ kernel_vars() {
     # LLVM=-19 means clang-19, ld.lld-19, …; LLVM=1 the unsuffixed ones.
     if [[ $LLVM_ARG == 1 ]]; then LLVM_SUFFIX=; else LLVM_SUFFIX=$LLVM_ARG; fi
 }
-# The config fragments of the current flavour, merged in this order (7.3: on
-# Debian's config with its modules off; 6.12: on tinyconfig).
+# The config fragments of the current flavour, merged in this order on
+# tinyconfig. The 7.3 tree of base and upstream*: Debian's values of the options
+# config/debian.options names (debian_fragment writes them to
+# $KBASE/debian.fragment), what the guest needs, what errtrace's tests need, then
+# the upstream kernels' additions. debug: what the guest and errtrace's tests
+# need, and the checkers (its job is finding bugs, not being Debian's kernel).
 fragments() {
     case $FLAVOUR in
         6.12)
             echo "$HERE/config.fragment" ;;
-        *)
-            echo "$HERE/config/distro-trim.fragment"
+        debug)
+            echo "$HERE/config/guest.fragment"
             echo "$HERE/config/errtrace.fragment"
-            [[ $FLAVOUR == debug ]] && echo "$HERE/config/debug.fragment"
-            [[ $FLAVOUR == upstream* ]] && echo "$HERE/config/upstream.fragment" ;;
+            echo "$HERE/config/debug.fragment" ;;
+        *)
+            echo "${KBASE:-}/debian.fragment"
+            echo "$HERE/config/guest.fragment"
+            echo "$HERE/config/errtrace.fragment"
+            echo "$HERE/config/upstream.fragment" ;;
+    esac
+}
+# The flavour whose built tree this flavour's starts as a copy of (none: built from the tarball).
+tree_source() {
+    case $FLAVOUR in
+        base|upstream) echo upstream-before ;;
     esac
     return 0
 }
@@ -278,11 +305,16 @@ kernel_key() {
             xzcat "$KCONFIG_73"
         fi
         local f
-        for f in $(fragments); do cat "$f"; done
-        if [[ $FLAVOUR == upstream ]]; then
-            for f in $(patches); do cat "$f"; done
-            cat "$SERIES_FRAGMENT"
-        fi
+        [[ $KVER == 7.3 ]] && cat "$HERE/config/debian.options"
+        # (debian.fragment is derived from the two above)
+        for f in $(fragments); do [[ $f == */debian.fragment ]] || cat "$f"; done
+        # A copy of another flavour's tree: what is added on top.
+        case $FLAVOUR in
+            base) echo "copy with errtrace built in" ;;
+            upstream)
+                for f in $(patches); do cat "$f"; done
+                cat "$SERIES_FRAGMENT" ;;
+        esac
         "$RUSTC" -vV
         "$BINDGEN" --version
         "clang$LLVM_SUFFIX" --version | head -n1
@@ -300,30 +332,38 @@ setup_kernel_vars() {
     KMAKE=(env LIBCLANG_PATH="$("llvm-config$LLVM_SUFFIX" --libdir)"
         make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN"
         RUSTFMT="$RUSTFMT" CLIPPY_DRIVER="$CLIPPY_DRIVER")
+    KBUILD_EXTRA=()
+    [[ $FLAVOUR == upstream ]] && KBUILD_EXTRA=(CLIPPY=1)
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
 
-# The upstream kernel: a copy of the built upstream-before tree (same config),
-# patched, so that only what the series touches is rebuilt.
-do_copy_before() {
-    local before
-    before=$(FLAVOUR=upstream-before; kernel_key)
-    before=$CACHE_ROOT/$before/linux-source-$KVER
-    [[ -f $before/../.built ]] || die "upstream-before kernel not built (run with --flavour upstream-before first)"
-    echo "    kernel cache: $KBASE (from $before)"
-    # Each version of the series is a 2 GB tree: keep only the current one.
+# A copy of the built tree of tree_source (same config), to which this flavour
+# adds its part (the series, errtrace built in), so that only that is rebuilt.
+do_copy() {
+    local src key
+    src=$(tree_source)
+    key=$(FLAVOUR=$src; kernel_key)
+    src=$CACHE_ROOT/$key/linux-source-$KVER
+    [[ -f $src/../.built ]] || die "the $(tree_source) kernel is not built"
+    echo "    kernel cache: $KBASE (from $src)"
+    # Each copy is a 2-3 GB tree: keep only the current one of this flavour.
     local old
     for old in "$CACHE_ROOT"/*/.flavour; do
-        [[ -f $old && $(cat "$old") == upstream ]] || continue
-        echo "    removing the tree of an earlier series: $(dirname "$old")"
+        [[ -f $old && $(cat "$old") == "$FLAVOUR" ]] || continue
+        echo "    removing an earlier $FLAVOUR tree: $(dirname "$old")"
         rm -rf "$(dirname "$old")"
     done
     rm -rf "$KBASE"
     mkdir -p "$KBASE"
-    echo upstream >"$KBASE/.flavour"
-    cp -a "$before" "$KDIR"
-    cp "$before/../config.fragment" "$KBASE/config.fragment"
+    echo "$FLAVOUR" >"$KBASE/.flavour"
+    cp -a "$src" "$KDIR"
+    cp "$src/../config.fragment" "$KBASE/config.fragment"
+}
+
+# A copy whose additions are built later (errtrace built in: do_builtin) is ready as copied.
+do_stamp() {
+    date -u +%FT%TZ >"$KSTAMP"
 }
 
 do_patch() {
@@ -376,10 +416,13 @@ series_files() { for p in $(patches); do sed -nE 's|^\+\+\+ b/(.*)$|\1|p' "$p"; 
 # The series as the list builds it: with clippy (CLIPPY=1; no warning in the
 # files the series touches), rustfmtcheck (the whole tree), rustdoc (the kernel
 # crate's documentation, no warning). Results in $KBASE/series-checks.txt.
+# The clippy build is the options-on build itself (clippy-driver compiles as
+# rustc does): do_kbuild runs with the same CLIPPY=1 (KBUILD_EXTRA), so that
+# Kbuild, which rebuilds an object whose command changed, has nothing left to do.
 do_series_checks() {
     local out=$KBASE/series-checks.txt files n
     : >"$out"
-    logged "$KBASE/clippy.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 vmlinux modules
+    logged "$KBASE/clippy.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 bzImage modules modules_prepare
     files=$(series_files | grep '\.rs$' | paste -sd'|')
     n=$(grep -cE -- "--> ($files):" "$KBASE/clippy.log" || true)
     echo "CLIPPY=1: $n warnings in the series' files ($(grep -c '^warning' "$KBASE/clippy.log" || true) in the tree)" | tee -a "$out"
@@ -402,16 +445,24 @@ do_untar() {
     [[ -f $KDIR/Makefile ]] || die "unexpected tarball layout: no $KDIR/Makefile"
 }
 
+# debian_fragment: Debian's line for each option config/debian.options names,
+# into $KBASE/debian.fragment.
+debian_fragment() {
+    local debian opt line
+    debian=$(xzcat "$KCONFIG_73")
+    : >"$KBASE/debian.fragment"
+    while read -r opt; do
+        [[ $opt =~ ^[A-Z0-9_]+$ ]] || continue
+        line=$(grep -E "^(CONFIG_$opt=|# CONFIG_$opt is not set\$)" <<<"$debian") ||
+            die "config/debian.options: $opt is not in Debian's config"
+        echo "$line" >>"$KBASE/debian.fragment"
+    done < <(grep -v '^#' "$HERE/config/debian.options")
+}
+
 do_config() {
     logged "$KBASE/config.log" "${KMAKE[@]}" rustavailable
-    if [[ $KVER == 7.3 ]]; then
-        # Debian's own config, every module off (no in-tree modules: what qemu needs is built
-        # in), then the fragments.
-        xzcat "$KCONFIG_73" | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' >"$KDIR/.config"
-        logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    else
-        logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
-    fi
+    logged "$KBASE/config.log" "${KMAKE[@]}" tinyconfig
+    [[ $KVER == 7.3 ]] && debian_fragment
     local -a frags
     mapfile -t frags < <(fragments)
     (cd "$KDIR" && logged "$KBASE/config.log" \
@@ -435,7 +486,7 @@ do_kbuild() {
     echo "    log: $KBASE/build.log"
     # `modules` (no in-tree modules with this config) writes Module.symvers,
     # which modpost needs to resolve an external module's kernel symbols.
-    logged "$KBASE/build.log" "${KMAKE[@]}" -j"$JOBS" bzImage modules modules_prepare
+    logged "$KBASE/build.log" "${KMAKE[@]}" -j"$JOBS" "${KBUILD_EXTRA[@]}" bzImage modules modules_prepare
     [[ -f $KDIR/arch/x86/boot/bzImage ]] || die "no bzImage"
     [[ -f $KDIR/Module.symvers ]] || die "no Module.symvers"
     [[ -f $KDIR/rust/libkernel.rmeta ]] || die "no rust/libkernel.rmeta (Rust support not built)"
@@ -767,7 +818,7 @@ disasm() {
 # with the options on.
 do_costs() {
     local before m tb db to do ta da _
-    before=$(FLAVOUR=upstream-before; kernel_key)
+    before=$(FLAVOUR=$(tree_source); kernel_key)
     before=$CACHE_ROOT/$before/linux-source-$KVER
     [[ -f $before/vmlinux ]] || die "no upstream-before vmlinux in $before"
     [[ -f $KBASE/sizes-off.txt ]] || die "no sizes of the options-off build in $KBASE"
@@ -817,6 +868,62 @@ do_check() {
 }
 
 # ---------------------------------------------------------------- main
+# build_tree: the current flavour's kernel tree, built (or cached); first the
+# tree it is a copy of. A tree that failed earlier in this run is not tried again.
+build_tree() {
+    setup_kernel_vars
+    [[ ! -e $RUN_STATE/tree-failed-$KEY ]] || die "the $FLAVOUR kernel failed to build earlier in this run"
+    if [[ -f $KSTAMP ]]; then
+        echo "==> $FLAVOUR kernel cached: $KDIR (built $(cat "$KSTAMP"))"
+        return 0
+    fi
+    touch "$RUN_STATE/tree-failed-$KEY"
+    local src
+    src=$(tree_source)
+    if [[ -n $src ]]; then
+        (FLAVOUR=$src; build_tree)
+        step "$FLAVOUR:copy" do_copy
+        if [[ $FLAVOUR == upstream ]]; then
+            step "$FLAVOUR:patch" do_patch
+            step "$FLAVOUR:options-off" do_build_off
+            step "$FLAVOUR:options-on" do_series_config
+            step "$FLAVOUR:series-checks" do_series_checks
+            step "$FLAVOUR:bzImage" do_kbuild
+        else
+            do_stamp
+        fi
+    else
+        step "$FLAVOUR:untar" do_untar
+        step "$FLAVOUR:config" do_config
+        step "$FLAVOUR:bzImage" do_kbuild
+    fi
+    rm -f "$RUN_STATE/tree-failed-$KEY"
+}
+
+# run_flavour: the current flavour from its tree to the checks of its serial log.
+run_flavour() {
+    build_tree
+    ((KERNEL_ONLY)) && return 0
+    setup_kernel_vars
+    mkdir -p "$RUN"
+    if upstream; then
+        step "$FLAVOUR:modules" do_intree_modules
+    else
+        # The proc-macro crate (the errtrace module's flavours only; cached after the first).
+        step "$FLAVOUR:macros" do_macros
+        [[ $FLAVOUR == base ]] && step "$FLAVOUR:builtin" do_builtin
+        step "$FLAVOUR:module" do_module
+    fi
+    step "$FLAVOUR:initramfs" do_initramfs
+    step "$FLAVOUR:boot" do_boot
+    step "$FLAVOUR:check" do_check
+    if [[ $FLAVOUR == upstream ]]; then
+        step "$FLAVOUR:costs" do_costs
+        step "$FLAVOUR:checkpatch" do_checkpatch
+    fi
+    echo "$SERIAL_LOG" >"$RUN_STATE/log-$FLAVOUR"
+}
+
 # (in a function, so that editing this file cannot disturb a running test)
 main() {
     # One test.sh at a time per cache (they share the kernel build and $OUT).
@@ -826,53 +933,36 @@ main() {
         echo "==> waiting for another kernel/test.sh using $CACHE_ROOT"
         flock 9
     fi
+    RUN_STATE=$(mktemp -d)
+    TIMINGS_FILE=$RUN_STATE/timings
     step apt do_apt
     step bindgen do_bindgen
-    for FLAVOUR in "${FLAVOURS[@]}"; do
-        setup_kernel_vars
-        if [[ -f $KSTAMP ]]; then
-            echo "==> $FLAVOUR kernel cached: $KDIR (built $(cat "$KSTAMP"))"
-        elif [[ $FLAVOUR == upstream ]]; then
-            step "$FLAVOUR:copy" do_copy_before
-            step "$FLAVOUR:patch" do_patch
-            step "$FLAVOUR:options-off" do_build_off
-            step "$FLAVOUR:options-on" do_series_config
-            step "$FLAVOUR:series-checks" do_series_checks
-            step "$FLAVOUR:bzImage" do_kbuild
-        else
-            step "$FLAVOUR:untar" do_untar
-            step "$FLAVOUR:config" do_config
-            step "$FLAVOUR:bzImage" do_kbuild
-        fi
-    done
-    if ((KERNEL_ONLY)); then print_timings; return 0; fi
-
+    if ((TOOLS_ONLY)); then print_timings; return 0; fi
     mkdir -p "$OUT"
-    # The proc-macro crate is needed by the errtrace module's flavours only.
-    local f
-    for f in "${FLAVOURS[@]}"; do
-        [[ $f == upstream* ]] || { step macros do_macros; break; }
-    done
-    local logs=()
+    # Each flavour in its own subshell: a failure ends that flavour (its step and
+    # log are printed) and the next one runs; a tree that failed is not built twice.
+    local failed=() logs=() rc
     for FLAVOUR in "${FLAVOURS[@]}"; do
-        setup_kernel_vars
-        mkdir -p "$RUN"
-        if upstream; then
-            step "$FLAVOUR:modules" do_intree_modules
-        else
-            [[ $FLAVOUR == base ]] && step "$FLAVOUR:builtin" do_builtin
-            step "$FLAVOUR:module" do_module
+        # Not `(…) || rc=$?`: inside a `||` list bash ignores `set -e` and the ERR trap.
+        trap - ERR
+        set +e
+        (set -e; trap on_err ERR; run_flavour)
+        rc=$?
+        set -e
+        trap on_err ERR
+        if ((rc != 0)); then
+            failed+=("$FLAVOUR")
+        elif [[ -f $RUN_STATE/log-$FLAVOUR ]]; then
+            logs+=("$(cat "$RUN_STATE/log-$FLAVOUR")")
         fi
-        step "$FLAVOUR:initramfs" do_initramfs
-        step "$FLAVOUR:boot" do_boot
-        step "$FLAVOUR:check" do_check
-        if [[ $FLAVOUR == upstream ]]; then
-            step "$FLAVOUR:costs" do_costs
-            step "$FLAVOUR:checkpatch" do_checkpatch
-        fi
-        logs+=("$SERIAL_LOG")
     done
     print_timings
+    rm -rf "$RUN_STATE"
+    if ((${#failed[@]})); then
+        echo "test.sh: FAILED: ${failed[*]} (see 'FAILED in step' above); passed: $(( ${#FLAVOURS[@]} - ${#failed[@]} )) of ${#FLAVOURS[@]}"
+        return 1
+    fi
+    if ((KERNEL_ONLY)); then echo "test.sh: kernels built: ${FLAVOURS[*]}"; return 0; fi
     echo "test.sh: OK (serial logs: ${logs[*]})"
 }
 
