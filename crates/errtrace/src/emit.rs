@@ -261,6 +261,15 @@ pub(crate) fn log_made(e: &Error, site: &'static Site) {
     let _ = decide_fresh(e, site, None);
 }
 
+/// The same for an error made at a location site with `+p` (`Error::new`, `from_errno`,
+/// `Err(CODE)?`, a foreign error's `?`): traced, not logged.
+pub(crate) fn trace_made(e: &Error, site: SiteRef) {
+    let code = e.code();
+    site.note_code(u32::from(code.get()));
+    let decision = decide::decide(site, code);
+    let _ = emit_decided(e, site, RecordKind::Created, None, decision);
+}
+
 /// The creator's log decision for an error made just now at `site`; returns whether the
 /// message was emitted.
 #[inline(always)]

@@ -60,13 +60,14 @@ impl Error {
     }
 }
 
-/// An error made at a location site with `+p`: a log decision as for a creator that logs, with
-/// no message (by value in and out, so the caller keeps the error in a register).
+/// An error made at a location site with `+p`: its making traced as `err!` without a message
+/// traces it (by value in and out, so the caller keeps the error in a register). The line does
+/// not count as logging the error: dropped unhandled, it still warns.
 #[cold]
 #[inline(never)]
 fn made_slow(e: Error, site: SiteRef) -> Error {
     // Not dropped if the sink panics (a second report while unwinding).
-    let mut e = core::mem::ManuallyDrop::new(e);
-    crate::emit::log_at(&mut e, site, crate::sink::RecordKind::Created, None);
+    let e = core::mem::ManuallyDrop::new(e);
+    crate::emit::trace_made(&e, site);
     core::mem::ManuallyDrop::into_inner(e)
 }

@@ -235,10 +235,18 @@ impl fmt::Display for Story {
                 f.write_str("via ")?;
             }
             write_trail_line(f, e)?;
-        } else if func.is_none() {
-            f.write_str("no hops")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(feature = "std")]
+impl Story {
+    /// Whether the story says anything the error's one line does not: a detail, the function
+    /// that made it, or a trail (or that its trail was not recorded).
+    fn adds_to_the_label(&self) -> bool {
+        let e = &self.0;
+        e.detail().is_some() || e.origin().function.is_some() || !matches!(e.trail(), Ok((_, 0)))
     }
 }
 
@@ -259,10 +267,13 @@ impl core::error::Error for Error {
     /// counts as reporting the error, like `{:#}`. Without `std` (the kernel, where nothing
     /// walks error chains): `None`, to keep the code small.
     ///
-    /// An error already reported has no source: its one line says where it was reported.
+    /// An error already reported has no source: its one line says where it was reported. Nor
+    /// has one whose story would add nothing to its one line (no detail, no function, no hops):
+    /// an error-chain printer would show an empty cause.
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         #[cfg(feature = "std")]
-        return (!self.was_reported()).then(|| Story::of(self) as _);
+        return (!self.was_reported() && Story::of(self).adds_to_the_label())
+            .then(|| Story::of(self) as _);
         #[cfg(not(feature = "std"))]
         None
     }

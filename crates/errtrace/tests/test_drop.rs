@@ -307,3 +307,50 @@ fn plus_p_keeps_drop_detection() {
     let kinds: Vec<RecordKind> = CAPTURE.take().iter().map(|c| c.kind).collect();
     assert_eq!(kinds, [RecordKind::Created, RecordKind::Boundary]);
 }
+
+/// The same for the errors a location site makes (`Error::new`, `Error::from_errno`,
+/// `Err(CODE)?`, a foreign error's `?`): `+p` on their line prints the making, and each still
+/// warns when dropped unhandled (before, `Error::new` at a `+p` site was marked logged by that
+/// line and dropped without a count or a warning).
+#[cfg(feature = "control")]
+#[test]
+fn plus_p_keeps_drop_detection_at_location_sites() {
+    fn question_mark() -> errtrace::Result {
+        Err(EIO)?
+    }
+    fn foreign() -> errtrace::Result {
+        Err(std::io::Error::from_raw_os_error(5))?
+    }
+    setup();
+    let makers: [fn() -> Error; 4] = [
+        || Error::new(EIO),
+        || Error::from_errno(-5).unwrap(),
+        || question_mark().unwrap_err(),
+        || foreign().unwrap_err(),
+    ];
+    for make in makers {
+        // The line of the site: where the first error made by `make` comes from.
+        let line = {
+            let e = make();
+            let line = e.origin().line;
+            e.handled();
+            line
+        };
+        errtrace::control::apply(&format!("file test_drop.rs:{line} +p")).unwrap();
+        let before = errtrace::policy::unhandled_drops();
+        drop(make());
+        let all = CAPTURE.take();
+        let kinds: Vec<RecordKind> = all.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds,
+            [RecordKind::Created, RecordKind::Unhandled],
+            "line {line}: {all:#?}"
+        );
+        assert_eq!(
+            errtrace::policy::unhandled_drops(),
+            before + 1,
+            "line {line}"
+        );
+        errtrace::control::apply(&format!("file test_drop.rs:{line} -p")).unwrap();
+    }
+}

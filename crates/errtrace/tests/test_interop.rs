@@ -260,13 +260,35 @@ fn anyhow_error_dropped_unreported_warns() {
     assert!(w[0].contains("\"reading the id\""), "{}", w[0]);
 }
 
+/// Nothing to add, no cause: anyhow's chain would print a cause that says nothing (before, it
+/// printed `1: no hops`).
 #[test]
 fn source_of_an_error_without_hops_or_function() {
     let _cap = setup();
     let e = Error::new(EIO);
-    let s = std::error::Error::source(&e).map(|s| s.to_string());
-    assert_eq!(s.as_deref(), Some("no hops"));
+    assert!(std::error::Error::source(&e).is_none());
     e.handled();
+}
+
+/// The user's case: `File::open` failing, `?` into errtrace (no `#[trace]`, so no hop), then
+/// anyhow's `.context()`: the chain is the context and the error's one line, nothing more.
+#[test]
+fn anyhow_chain_of_an_io_error_without_hops() {
+    use anyhow::Context as _;
+    let _cap = setup();
+    fn open() -> errtrace::Result<std::fs::File> {
+        Ok(std::fs::File::open("/nonexistent/errtrace/config")?)
+    }
+    let a = open().context("loading config").unwrap_err();
+    let chain: Vec<String> = a.chain().map(|c| c.to_string()).collect();
+    assert_eq!(chain.len(), 2, "{chain:#?}");
+    assert_eq!(chain[0], "loading config");
+    assert!(
+        chain[1].starts_with("ENOENT: No such file or directory (at "),
+        "{chain:#?}"
+    );
+    let text = format!("{a:?}");
+    assert!(!text.contains("no hops"), "{text}");
 }
 
 /// errtrace's `.during()` and anyhow's `.context()` in one scope, on one `errtrace::Result`
