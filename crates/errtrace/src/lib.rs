@@ -218,6 +218,8 @@ pub use errtrace_macros::trace;
 pub mod __private {
     use core::panic::Location;
 
+    pub use crate::policy::kind::CheckedRateLimit;
+
     /// Wraps the operand of a `#[trace]` `?`. For an `errtrace::Result` the inherent
     /// `__errtrace_hop` (chosen before any trait method) records the hop; for every other type
     /// [`HopOther`] hands the operand back untouched.

@@ -57,10 +57,9 @@ macro_rules! err {
         $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::Debug)]; $($rest)+)
     };
     (ratelimit($burst:expr, $interval_ms:expr), $($rest:tt)+) => {
-        $crate::__err_impl!([::core::option::Option::Some($crate::policy::Policy::RateLimited {
-            burst: $burst,
-            interval_ms: $interval_ms,
-        })]; $($rest)+)
+        $crate::__err_impl!([::core::option::Option::Some(
+            $crate::__private::CheckedRateLimit::<{ $burst }, { $interval_ms }>::policy()
+        )]; $($rest)+)
     };
     // Two names in a row: the first can only be a policy, and it is not one of the above.
     ($policy:ident, $code:path $(, $($rest:tt)*)?) => {

@@ -51,5 +51,6 @@ pub use classes::default_for;
 pub use classes::{default_ratelimit, set_code_policy, set_default_ratelimit, NotAnErrno};
 pub use decide::effective;
 pub use kind::{
-    Policy, DEFAULT_BURST, DEFAULT_INTERVAL_MS, MAX_RUNTIME_BURST, MAX_RUNTIME_INTERVAL_MS,
+    Policy, RateLimitOutOfRange, DEFAULT_BURST, DEFAULT_INTERVAL_MS, MAX_RUNTIME_BURST,
+    MAX_RUNTIME_INTERVAL_MS,
 };

@@ -326,3 +326,64 @@ fn only_errnos_have_a_default_policy() {
         Policy::RateLimited { .. }
     ));
 }
+
+/// A default rate limit errtrace could not honour is refused and leaves the default as it was
+/// (before, a burst of 2,000,000,000 printed 1 of 100 messages at once, and an interval of
+/// 3,000,000,000 ms let 1,100 messages through in 1,000 s where 10 were allowed). What it
+/// accepts, it honours, up to the largest values: a burst of 8191 prints 8191 at once and no
+/// more; an interval of 32,767 s lets nothing more through until it is over.
+/// A site of its own: the largest limits leave its bucket far ahead of the clock.
+fn range_site() -> errtrace::Result {
+    Err(err!(ETIMEDOUT, "range"))
+}
+
+#[test]
+fn default_rate_limit_range_is_honoured_or_refused() {
+    let _g = setup();
+    let before = policy::default_ratelimit();
+    for (burst, interval) in [
+        (2_000_000_000, 5000),
+        (u32::MAX, 5000),
+        (10, 3_000_000_000),
+        (10, u32::MAX),
+        (policy::MAX_RUNTIME_BURST + 1, 5000),
+        (10, policy::MAX_RUNTIME_INTERVAL_MS + 1000),
+        (10, 40_500),
+    ] {
+        let e = policy::set_default_ratelimit(burst, interval).unwrap_err();
+        assert_eq!((e.burst, e.interval_ms), (burst, interval));
+        assert!(e.to_string().contains("out of range"), "{e}");
+        assert_eq!(policy::default_ratelimit(), before);
+    }
+
+    // The largest burst: that many at once, then nothing in the same instant.
+    policy::set_default_ratelimit(policy::MAX_RUNTIME_BURST, 5000).unwrap();
+    advance_ms(3_600_000);
+    for _ in 0..policy::MAX_RUNTIME_BURST + 100 {
+        range_site().unwrap_err().handled();
+    }
+    let created = CAPTURE.take();
+    let printed = created
+        .iter()
+        .filter(|c| c.kind == RecordKind::Created)
+        .count();
+    assert_eq!(printed, policy::MAX_RUNTIME_BURST as usize);
+
+    // The largest interval: 10 at once, then none for 1,000 s of messages, one a second.
+    policy::set_default_ratelimit(10, policy::MAX_RUNTIME_INTERVAL_MS).unwrap();
+    advance_ms(u64::from(policy::MAX_RUNTIME_INTERVAL_MS) * 2);
+    for _ in 0..1000 {
+        range_site().unwrap_err().handled();
+        advance_ms(1000);
+    }
+    let printed = CAPTURE
+        .take()
+        .iter()
+        .filter(|c| c.kind == RecordKind::Created)
+        .count();
+    assert_eq!(printed, 10);
+    policy::set_default_ratelimit(before.0, before.1).unwrap();
+    // Report the counts still held back here, not at a later test's boundary.
+    errtrace::policy::flush_suppressed();
+    CAPTURE.take();
+}

@@ -6,7 +6,7 @@
 //! rate-limited with the default burst and interval.
 
 use crate::code::{Code, MAX_ERRNO};
-use crate::policy::kind::{self, Policy, DEFAULT_BURST, DEFAULT_INTERVAL_MS};
+use crate::policy::kind::{self, Policy, RateLimitOutOfRange, DEFAULT_BURST, DEFAULT_INTERVAL_MS};
 use crate::sync::Ordering;
 #[cfg(not(loom))]
 use crate::sync::{AtomicU32, AtomicU8};
@@ -179,10 +179,31 @@ impl core::fmt::Display for NotAnErrno {
 impl core::error::Error for NotAnErrno {}
 
 /// Sets the default burst and interval of rate-limited sites.
+///
+/// # Errors
+///
+/// [`RateLimitOutOfRange`] for a burst above [`MAX_RUNTIME_BURST`](super::MAX_RUNTIME_BURST)
+/// or an interval above [`MAX_RUNTIME_INTERVAL_MS`](super::MAX_RUNTIME_INTERVAL_MS) (or above
+/// 32767 ms and not whole seconds); the default is then unchanged.
+///
+/// # Examples
+///
+/// ```
+/// use errtrace::policy;
+/// policy::set_default_ratelimit(5, 1000).unwrap();
+/// assert_eq!(policy::default_ratelimit(), (5, 1000));
+/// assert!(policy::set_default_ratelimit(2_000_000_000, 5000).is_err());
+/// assert_eq!(policy::default_ratelimit(), (5, 1000));
+/// # policy::set_default_ratelimit(10, 5000).unwrap();
+/// ```
 #[cfg(not(loom))]
-pub fn set_default_ratelimit(burst: u32, interval_ms: u32) {
+pub fn set_default_ratelimit(burst: u32, interval_ms: u32) -> Result<(), RateLimitOutOfRange> {
+    if !super::kind::ratelimit_in_range(burst, interval_ms) {
+        return Err(RateLimitOutOfRange { burst, interval_ms });
+    }
     BURST.store(burst, Ordering::Relaxed);
     INTERVAL.store(interval_ms, Ordering::Relaxed);
+    Ok(())
 }
 
 /// The default `(burst, interval_ms)`.

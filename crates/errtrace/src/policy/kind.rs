@@ -44,10 +44,66 @@ pub const DEFAULT_BURST: u32 = 10;
 /// The kernel's `DEFAULT_RATELIMIT_INTERVAL` (5 s), in milliseconds.
 pub const DEFAULT_INTERVAL_MS: u32 = 5000;
 
-/// Largest burst a policy word holds.
+/// Largest burst of any rate limit (what a policy word holds).
 pub const MAX_RUNTIME_BURST: u32 = 0x1FFF;
-/// Largest interval a policy word holds, in milliseconds (32767 s).
+/// Largest interval of any rate limit, in milliseconds (32767 s, about 9 hours); above 32767 ms
+/// an interval is a whole number of seconds. Both limits are what a policy word holds, and
+/// within what the rate limiter's 31-bit millisecond clock can tell apart.
 pub const MAX_RUNTIME_INTERVAL_MS: u32 = 0x7FFF * 1000;
+
+/// A rate limit errtrace cannot honour: a burst above [`MAX_RUNTIME_BURST`], an interval above
+/// [`MAX_RUNTIME_INTERVAL_MS`], or one above 32767 ms that is not whole seconds. Refused rather
+/// than rounded or wrapped: a limit that wrapped would print far more, or far less, than asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimitOutOfRange {
+    /// The burst asked for.
+    pub burst: u32,
+    /// The interval asked for, in milliseconds.
+    pub interval_ms: u32,
+}
+
+impl core::fmt::Display for RateLimitOutOfRange {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "errtrace: rate limit {}/{} ms out of range: burst at most {}, interval at most {} ms \
+             (in whole seconds above 32767 ms)",
+            self.burst, self.interval_ms, MAX_RUNTIME_BURST, MAX_RUNTIME_INTERVAL_MS
+        )
+    }
+}
+
+impl core::error::Error for RateLimitOutOfRange {}
+
+/// `err!(ratelimit(B, I), …)`'s policy, checked when the site's static is compiled: a rate limit
+/// errtrace cannot honour is a compile-time error (an associated const, so no panic path).
+#[doc(hidden)]
+pub struct CheckedRateLimit<const B: u32, const I: u32>;
+
+impl<const B: u32, const I: u32> CheckedRateLimit<B, I> {
+    const IN_RANGE: () = assert!(
+        ratelimit_in_range(B, I),
+        "errtrace::err!: rate limit out of range: burst at most 8191, interval at most \
+         32767000 ms (in whole seconds above 32767 ms)"
+    );
+
+    /// The policy `B` per `I` ms.
+    pub const fn policy() -> Policy {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::IN_RANGE;
+        Policy::RateLimited {
+            burst: B,
+            interval_ms: I,
+        }
+    }
+}
+
+/// Whether errtrace honours `burst` per `interval_ms` exactly (see [`RateLimitOutOfRange`]).
+pub(crate) const fn ratelimit_in_range(burst: u32, interval_ms: u32) -> bool {
+    burst <= MAX_RUNTIME_BURST
+        && interval_ms <= MAX_RUNTIME_INTERVAL_MS
+        && (interval_ms <= 0x7FFF || interval_ms % 1000 == 0)
+}
 
 /// The word of "no policy".
 pub(crate) const NONE: u32 = 0;
