@@ -11,6 +11,8 @@ line_in() {
     [[ -f $file ]] || { echo '?'; return; }
     T=$2 awk 'index($0, ENVIRON["T"]) { print NR; exit }' "$file"
 }
+# Both CPUs of `-smp 2` up (the series' KUnit suite runs captures on both at once).
+expect all 'smp: Brought up 1 node, 2 CPUs' 'booted with 2 CPUs'
 TEST_SRC=$HERE/upstream-module/rust_probe_test.rs
 # `?`'s location (#[track_caller] through From) is the line of its expression.
 PUSH=$(line_in samples/rust/rust_minimal.rs 'numbers.push(72, GFP_KERNEL)?;')

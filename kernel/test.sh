@@ -416,17 +416,19 @@ series_files() { for p in $(patches); do sed -nE 's|^\+\+\+ b/(.*)$|\1|p' "$p"; 
 # The series as the list builds it: with clippy (CLIPPY=1; no warning in the
 # files the series touches), rustfmtcheck (the whole tree), rustdoc (the kernel
 # crate's documentation, no warning). Results in $KBASE/series-checks.txt.
-# The clippy build is the options-on build itself (clippy-driver compiles as
-# rustc does): do_kbuild runs with the same CLIPPY=1 (KBUILD_EXTRA), so that
-# Kbuild, which rebuilds an object whose command changed, has nothing left to do.
+# The clippy build is the options-on build itself, do_kbuild with CLIPPY=1
+# (KBUILD_EXTRA; clippy-driver compiles as rustc does), so the Rust objects are
+# built once with the options on; its log is read here, after it.
 do_series_checks() {
-    local out=$KBASE/series-checks.txt files n
+    local out=$KBASE/series-checks.txt files n stamp
+    # The tree counts as built only once its checks passed.
+    stamp=$(cat "$KSTAMP")
+    rm -f "$KSTAMP"
     : >"$out"
-    logged "$KBASE/clippy.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 bzImage modules modules_prepare
     files=$(series_files | grep '\.rs$' | paste -sd'|')
-    n=$(grep -cE -- "--> ($files):" "$KBASE/clippy.log" || true)
-    echo "CLIPPY=1: $n warnings in the series' files ($(grep -c '^warning' "$KBASE/clippy.log" || true) in the tree)" | tee -a "$out"
-    ((n == 0)) || { grep -E -B4 -A8 -- "--> ($files):" "$KBASE/clippy.log" >&2; die "clippy warns on the series"; }
+    n=$(grep -cE -- "--> ($files):" "$KBASE/build.log" || true)
+    echo "CLIPPY=1: $n warnings in the series' files ($(grep -c '^warning' "$KBASE/build.log" || true) in the tree)" | tee -a "$out"
+    ((n == 0)) || { grep -E -B4 -A8 -- "--> ($files):" "$KBASE/build.log" >&2; die "clippy warns on the series"; }
     logged "$KBASE/rustfmtcheck.log" "${KMAKE[@]}" rustfmtcheck ||
         { cat "$KBASE/rustfmtcheck.log" >&2; die "make rustfmtcheck failed"; }
     echo "rustfmtcheck: clean" | tee -a "$out"
@@ -435,6 +437,7 @@ do_series_checks() {
     n=$(grep -c '^warning' "$KBASE/rustdoc.log" || true)
     echo "rustdoc: $n warnings" | tee -a "$out"
     ((n == 0)) || { grep -A8 '^warning' "$KBASE/rustdoc.log" >&2; die "rustdoc warns"; }
+    echo "$stamp" >"$KSTAMP"
 }
 
 do_untar() {
@@ -887,8 +890,8 @@ build_tree() {
             step "$FLAVOUR:patch" do_patch
             step "$FLAVOUR:options-off" do_build_off
             step "$FLAVOUR:options-on" do_series_config
-            step "$FLAVOUR:series-checks" do_series_checks
             step "$FLAVOUR:bzImage" do_kbuild
+            step "$FLAVOUR:series-checks" do_series_checks
         else
             do_stamp
         fi

@@ -4,7 +4,13 @@
 #
 #   bash scripts/test-all.sh
 #
-# ERRTRACE_SKIP_KERNEL=1 skips the Linux kernel test under qemu (CI never sets it).
+# A failing step does not end the run: the steps that do not need it go on, and the run ends with
+# every step's time, the failed steps and those skipped because of them (exit 1 if any failed).
+# The kernel work (the kernel's tools, the audit's facts tree, five kernels built, booted and
+# checked) runs in the background from the start, beside the cargo steps; its steps at the end
+# wait for it and show its log.
+#
+# ERRTRACE_SKIP_KERNEL=1 skips the kernel work and the audit's kernel corpora (CI never sets it).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -88,7 +94,7 @@ background() {
 # joined NAME: wait for NAME's background run, show its log and time, return its status.
 joined() {
     local name=$1 rc secs
-    while [[ ! -f $bg_dir/$name.rc ]]; do sleep 5; done
+    wait_for "$name"
     cat "$bg_dir/$name.log"
     read -r rc secs <"$bg_dir/$name.rc"
     echo "($name ran for $secs s in the background)"
@@ -173,14 +179,31 @@ kernel() {
     bash kernel/test.sh
 }
 
-# The background chain: the facts tree first (the audit steps wait for it; it needs
-# errtrace-rustc's toolchain, else it is not run), then the kernels.
+# The background chain: the kernel's tools, then the facts tree (the audit steps wait for it; it
+# needs errtrace-rustc's toolchain), then the kernels. A part whose tools failed is not run: its
+# result says so.
 kernel_chain() {
-    if [[ $1 == with-facts ]]; then
+    local with_facts=$1 rc
+    background kernel-tools kernel_tools
+    wait_for kernel-tools
+    read -r rc _ <"$bg_dir/kernel-tools.rc"
+    if ((rc != 0)); then
+        echo "1 0" >"$bg_dir/facts.rc"
+        echo "not run: the kernel tools failed" >"$bg_dir/facts.log"
+        echo "1 0" >"$bg_dir/kernel.rc"
+        echo "not run: the kernel tools failed" >"$bg_dir/kernel.log"
+        return
+    fi
+    if [[ $with_facts == with-facts ]]; then
         background facts facts
-        while [[ ! -f $bg_dir/facts.rc ]]; do sleep 5; done
+        wait_for facts
     fi
     background kernel kernel
+}
+
+# wait_for NAME: until NAME's background run has ended.
+wait_for() {
+    while [[ ! -f $bg_dir/$1.rc ]]; do sleep 5; done
 }
 
 # rust_sources TREE DEST: the .rs files of a kernel tree's rust/, drivers/ and samples/rust/,
@@ -258,20 +281,17 @@ audit_blind() {
 step "install: apt packages (valgrind, gdb)" install_packages
 step "install: rustfmt, clippy, no_std targets" install_rustup
 step "install: errtrace-rustc's toolchain (rustc-dev)" install_rustc_dev
+# The kernel chain starts as soon as the toolchains are there.
+if [[ "${ERRTRACE_SKIP_KERNEL:-}" != 1 ]]; then
+    if [[ ${status["install: errtrace-rustc's toolchain (rustc-dev)"]} == ok ]]; then
+        kernel_chain with-facts &
+    else
+        kernel_chain without-facts &
+    fi
+fi
 step "install: mdbook" install_mdbook
 R=(--needs "install: rustfmt, clippy, no_std targets")
 D=(--needs "install: errtrace-rustc's toolchain (rustc-dev)")
-if [[ "${ERRTRACE_SKIP_KERNEL:-}" != 1 ]]; then
-    K=(--needs "kernel tools (apt packages, bindgen)")
-    step "kernel tools (apt packages, bindgen)" kernel_tools
-    if [[ ${status["kernel tools (apt packages, bindgen)"]} == ok ]]; then
-        if [[ ${status["install: errtrace-rustc's toolchain (rustc-dev)"]} == ok ]]; then
-            kernel_chain with-facts &
-        else
-            kernel_chain without-facts &
-        fi
-    fi
-fi
 step "${R[@]}" "format" cargo fmt --all --check
 # The kernel module's Rust (not a cargo package): rustfmt with the kernel's own
 # settings (.rustfmt.toml in Linux: edition 2021, Unix newlines).
@@ -339,6 +359,8 @@ if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
     echo "=== kernel steps and the audit's kernel corpora: not run (ERRTRACE_SKIP_KERNEL=1)"
     skipped+=("kernel steps and the audit's kernel corpora (ERRTRACE_SKIP_KERNEL=1)")
 else
+    K=(--needs "kernel tools (apt packages, bindgen)")
+    step "kernel tools (apt packages, bindgen)" joined kernel-tools
     step "${K[@]}" "audit on a labelled corpus (Linux 6.12)" audit_corpus
     step "${K[@]}" "${D[@]}" "facts: errtrace-rustc building Linux 7.3's Rust crates" joined facts
     F=(--needs "facts: errtrace-rustc building Linux 7.3's Rust crates")
