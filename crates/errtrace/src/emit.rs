@@ -85,6 +85,25 @@ pub(crate) fn log_at(
     }
 }
 
+/// `.gave_up()`: the operation's final failure, at the site's rate limit — the default one, not
+/// the code's class (a quiet code prints here), unless the control language set the site's
+/// policy or `-p`.
+pub(crate) fn log_final(e: &mut Error, site: SiteRef, message: &dyn ErrorMessage) {
+    let code = e.code();
+    site.note_code(u32::from(code.get()));
+    let (burst, interval_ms) = crate::policy::classes::default_ratelimit();
+    let decision = decide::decide_state(
+        site.state(),
+        Some(Policy::RateLimited { burst, interval_ms }),
+        code,
+        crate::platform::now_ms(),
+    );
+    e.mark_logged();
+    if emit_decided(e, site, RecordKind::Logged, Some(message), decision) {
+        e.mark_printed();
+    }
+}
+
 /// The part of a log decision that writes: a closed window's count, then the message. Returns
 /// whether the message was emitted.
 #[inline(never)]

@@ -9,6 +9,8 @@
 //! else's. While no scope is open anywhere, asking costs one relaxed load.
 
 use crate::code::{Code, CodeSet};
+#[cfg(not(loom))]
+use crate::raw::Expecting;
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 
 /// One context's expected codes.
@@ -225,12 +227,101 @@ fn held_back_slow(code: Code) -> bool {
 /// assert_eq!(found, [0x48]);
 /// # let _ = EIO;
 /// ```
+///
+/// For `async` code, [`expecting_async`]: a closure that returns a future does not compile
+/// here (the future's errors would be made when it is polled, after the scope ended).
 #[cfg(not(loom))]
-pub fn expecting<R>(codes: impl Into<CodeSet>, f: impl FnOnce() -> R) -> R {
-    let scope = Scope(Some(TABLE.enter(crate::platform::context(), codes.into())));
+pub fn expecting<R: ScopeOutput>(codes: impl Into<CodeSet>, f: impl FnOnce() -> R) -> R {
+    in_scope(codes.into(), f)
+}
+
+#[cfg(not(loom))]
+fn in_scope<R>(codes: CodeSet, f: impl FnOnce() -> R) -> R {
+    let scope = Scope(Some(TABLE.enter(crate::platform::context(), codes)));
     let r = f();
     drop(scope);
     r
+}
+
+/// What an [`expecting`] closure returns: a value whose errors were made inside the scope (a
+/// `Result`, an `Option`, a plain value). Not a future: its errors are made when it is polled,
+/// after the scope ended, so `expecting(CODE, || fetch())` with an `async fn fetch` would expect
+/// nothing; that is [`expecting_async`]'s job.
+#[diagnostic::on_unimplemented(
+    message = "`errtrace::expecting` holds its scope only while the closure runs, and it returns `{Self}`",
+    label = "returns `{Self}`",
+    note = "a future's errors are made when it is polled, after the scope ended: use `errtrace::expecting_async(codes, future)`, which holds the scope on every poll",
+    note = "any other value: return a `Result` or an `Option` from the closure"
+)]
+pub trait ScopeOutput {}
+
+impl<T, E> ScopeOutput for core::result::Result<T, E> {}
+impl<T> ScopeOutput for Option<T> {}
+macro_rules! plain_scope_outputs {
+    ($($t:ty),*) => { $(impl ScopeOutput for $t {})* };
+}
+plain_scope_outputs!(
+    (),
+    bool,
+    char,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize
+);
+
+/// [`expecting`] for `async` code: a future that holds the scope while `future` is polled, on
+/// every poll, in the context (thread, task) that polls it, and not between polls (where other
+/// futures run on that context).
+///
+/// # Examples
+///
+/// ```
+/// use core::future::Future;
+/// use core::pin::pin;
+/// use core::task::{Context, Poll, Waker};
+/// use errtrace::{code::EREMOTEIO, err};
+///
+/// async fn read_byte(addr: u8) -> errtrace::Result<u8> {
+///     Err(err!(EREMOTEIO, "i2c1: no ACK from {:#x}", addr)) // held back below
+/// }
+///
+/// let mut probe = pin!(errtrace::expecting_async(EREMOTEIO, read_byte(0x40)));
+/// let Poll::Ready(r) = probe.as_mut().poll(&mut Context::from_waker(Waker::noop())) else {
+///     unreachable!()
+/// };
+/// r.unwrap_err().recover(EREMOTEIO).unwrap();
+/// ```
+#[cfg(not(loom))]
+pub fn expecting_async<F: core::future::Future>(
+    codes: impl Into<CodeSet>,
+    future: F,
+) -> Expecting<F> {
+    Expecting {
+        codes: codes.into(),
+        future,
+    }
+}
+
+#[cfg(not(loom))]
+impl<F: core::future::Future> core::future::Future for Expecting<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<F::Output> {
+        let (codes, future) = self.project();
+        in_scope(codes, || future.poll(cx))
+    }
 }
 
 /// Ends a scope when `expecting` returns or unwinds. Private: made and dropped only there, so

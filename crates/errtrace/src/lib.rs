@@ -177,9 +177,11 @@ pub use boundary::{boundary, boundary_errno};
 #[cfg(not(loom))]
 pub use error::{Error, Result};
 #[cfg(not(loom))]
-pub use expect::expecting;
+pub use expect::{expecting, expecting_async, ScopeOutput};
 #[cfg(not(loom))]
 pub use interop::WithCode;
+#[cfg(not(loom))]
+pub use raw::Expecting;
 #[cfg(not(loom))]
 pub use report::Report;
 pub use site::Origin;

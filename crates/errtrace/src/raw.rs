@@ -1,6 +1,6 @@
 //! The only `unsafe` code in errtrace: atomic cells holding `'static` references, a value set
-//! once, text that only grows, the coarse clock, an error seen as its story (`Story`), and the
-//! flight recorder's slot protocol ([`slot`]).
+//! once, text that only grows, the coarse clock, an error seen as its story (`Story`), the
+//! flight recorder's slot protocol ([`slot`]), and the future pinned inside [`Expecting`].
 //!
 //! The flight recorder and the sites are written by many threads at once without locks, so the
 //! references they hold (`&'static Location`, `&'static SiteState`, `&'static str`) live in
@@ -16,10 +16,12 @@ pub(crate) mod ddebug;
 #[cfg(all(feature = "std", not(loom)))]
 pub(crate) mod detail;
 pub(crate) mod hop;
+mod pin;
 pub(crate) mod slot;
 
 pub use hop::Hop;
 pub(crate) use hop::LOGGED_HERE;
+pub use pin::Expecting;
 pub(crate) use slot::{CopyError, Fill, Slot, HOP_COUNT_MAX};
 
 #[cfg(all(not(loom), any(all(not(feature = "std"), feature = "control"), test)))]

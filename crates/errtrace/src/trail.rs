@@ -67,6 +67,35 @@ pub trait ResultExt<T>: Sized {
     where
         F: Fn(&Error, &mut fmt::Formatter<'_>) -> fmt::Result;
 
+    /// A retry loop's end: if `Err`, this error is the operation's final failure. Logs `message`
+    /// with the error at the caller at error level, at the caller's rate limit (the default,
+    /// 10 per 5 s, unless the control language set another; `-p` silences it), whatever the
+    /// code's class: a quiet code (`EAGAIN`, `ETIMEDOUT` made quiet, …) is quiet while it is
+    /// retried, and said once when it is given up on. An error that was already printed is not
+    /// printed again; one held back by its policy (a quiet creator) is.
+    ///
+    /// Without it, a quiet code that leaves a [boundary](crate::boundary()) is counted there and
+    /// not printed: the boundary cannot tell a final `EAGAIN` from one its caller retries.
+    ///
+    /// ```
+    /// use errtrace::{code::EAGAIN, err, ResultExt};
+    /// fn poll_ready() -> errtrace::Result { Err(err!(EAGAIN, "chip busy")) } // quiet
+    /// fn reset() -> errtrace::Result {
+    ///     let mut r = poll_ready();
+    ///     for _ in 0..4 {
+    ///         if r.is_ok() { break; }
+    ///         if let Err(e) = r { e.handled() } // retried: stays quiet
+    ///         r = poll_ready();
+    ///     }
+    ///     r.gave_up("chip still busy after 5 polls")
+    /// }
+    /// let e = reset().unwrap_err();
+    /// assert!(e.is_logged());
+    /// e.handled();
+    /// ```
+    #[track_caller]
+    fn gave_up(self, message: &'static str) -> Result<T>;
+
     /// Instead of `.expect()`: if `Err`, logs "should not fail: `why`" with the full report at
     /// error level (once per site) and passes the error on. Never panics.
     ///
@@ -180,6 +209,15 @@ impl<T> ResultExt<T> for Result<T> {
 
     #[track_caller]
     #[inline]
+    fn gave_up(self, message: &'static str) -> Result<T> {
+        match self {
+            Ok(v) => Ok(v),
+            Err(e) => Err(give_up_here(e, Location::caller(), &StaticMessage(message))),
+        }
+    }
+
+    #[track_caller]
+    #[inline]
     fn not_expected(self, why: &'static str) -> Result<T> {
         match self {
             Ok(v) => Ok(v),
@@ -231,6 +269,23 @@ fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessag
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
     crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
+    if e.was_reported() {
+        e.hop_at(loc, Some(LOGGED_HERE));
+    }
+    core::mem::ManuallyDrop::into_inner(e)
+}
+
+#[inline(never)]
+fn give_up_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
+    // Printed once already (by its creator, `.log()`, …): nobody prints it twice.
+    if e.was_reported() {
+        return e;
+    }
+    // Not dropped if the sink panics (see `boundary`).
+    let mut e = core::mem::ManuallyDrop::new(e);
+    let site = crate::site::at_location(loc);
+    site.set_kind(crate::site::SiteKind::Log);
+    crate::emit::log_final(&mut e, site, message);
     if e.was_reported() {
         e.hop_at(loc, Some(LOGGED_HERE));
     }

@@ -224,3 +224,72 @@ fn a_panic_inside_ends_the_scope() {
     let r = CAPTURE.take();
     assert_eq!(r.len(), 1, "{r:#?}");
 }
+
+// ---- async: the scope on every poll ----
+
+use std::future::Future as _;
+
+/// A future that is pending once before it makes its error, so the error is made on the
+/// second poll: a scope held only while the future was made would miss it.
+struct SecondPoll(bool);
+
+impl std::future::Future for SecondPoll {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+}
+
+async fn read_byte_later(addr: u8) -> errtrace::Result<u8> {
+    SecondPoll(false).await;
+    read_byte(addr)
+}
+
+/// Polls `f` to completion on this thread (no executor needed for these futures).
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// `expecting_async` holds the scope on every poll: the error made on the second poll is held
+/// back. Between polls the scope is not held: an error made then, on the same thread, prints.
+#[test]
+fn expecting_async_holds_the_scope_on_every_poll() {
+    setup();
+    let e = block_on(errtrace::expecting_async(EREMOTEIO, read_byte_later(0x40))).unwrap_err();
+    e.recover(EREMOTEIO).unwrap();
+    assert!(
+        CAPTURE.take().is_empty(),
+        "held back inside the async scope"
+    );
+
+    let mut f = std::pin::pin!(errtrace::expecting_async(EREMOTEIO, read_byte_later(0x41)));
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(f.as_mut().poll(&mut cx).is_pending());
+    // Between polls, outside the scope: printed.
+    read_byte(0x42).unwrap_err().handled();
+    assert_eq!(CAPTURE.take().len(), 1);
+    let std::task::Poll::Ready(r) = f.as_mut().poll(&mut cx) else {
+        panic!("ready on the second poll")
+    };
+    r.unwrap_err().recover(EREMOTEIO).unwrap();
+    assert!(CAPTURE.take().is_empty());
+
+    // Without it, the same future's error prints.
+    block_on(read_byte_later(0x43)).unwrap_err().handled();
+    assert_eq!(CAPTURE.take().len(), 1);
+}

@@ -387,3 +387,55 @@ fn default_rate_limit_range_is_honoured_or_refused() {
     errtrace::policy::flush_suppressed();
     CAPTURE.take();
 }
+
+fn poll_busy() -> errtrace::Result {
+    Err(err!(EAGAIN, "chip busy"))
+}
+
+/// A retry loop: four quiet EAGAINs retried, the fifth returned.
+fn reset_chip(give_up: bool) -> errtrace::Result {
+    for _ in 0..4 {
+        match poll_busy() {
+            Ok(()) => return Ok(()),
+            Err(e) => e.handled(),
+        }
+    }
+    let r = poll_busy();
+    if give_up {
+        r.gave_up("chip still busy after 5 polls")
+    } else {
+        r
+    }
+}
+
+/// A quiet code that is the operation's final result: without `.gave_up()` the boundary counts
+/// it and prints nothing (it cannot tell a final EAGAIN from one its caller retries); with it,
+/// the give-up prints once at error level, whatever the code's class, and the boundary does not
+/// print it again. The retries stay quiet either way.
+#[test]
+fn a_quiet_code_given_up_on_is_said_once() {
+    let _g = setup();
+    advance_ms(60_000);
+    assert_eq!(boundary("reset", reset_chip(false)), Err(EAGAIN));
+    assert!(CAPTURE.take().is_empty());
+
+    assert_eq!(boundary("reset", reset_chip(true)), Err(EAGAIN));
+    let lines = CAPTURE.take();
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert_eq!(lines[0].kind, RecordKind::Logged);
+    assert_eq!(lines[0].level, errtrace::sink::Level::Error);
+    assert!(
+        lines[0]
+            .text
+            .starts_with("chip still busy after 5 polls: EAGAIN (-11) at "),
+        "{}",
+        lines[0].text
+    );
+
+    // Already printed: given up on again (by a caller's loop), it is not printed twice.
+    let e = reset_chip(true).unwrap_err();
+    CAPTURE.take();
+    let e = Err::<(), _>(e).gave_up("again").unwrap_err();
+    assert!(CAPTURE.take().is_empty());
+    e.handled();
+}
