@@ -21,6 +21,7 @@ pub const RESULT_EXT: &[(&str, Role)] = &[
     ("during", Role::Hop),
     ("log", Role::LogsAndPasses),
     ("log_with", Role::LogsAndPasses),
+    ("gave_up", Role::LogsAndPasses),
     ("not_expected", Role::LogsAndPasses),
     ("or_log", Role::LogsAndEnds),
     ("into_code_result", Role::Handles),
