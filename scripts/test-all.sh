@@ -6,9 +6,9 @@
 #
 # A failing step does not end the run: the steps that do not need it go on, and the run ends with
 # every step's time, the failed steps and those skipped because of them (exit 1 if any failed).
-# The kernel work (the kernel's tools, the audit's facts tree, five kernels built, booted and
-# checked) runs in the background from the start, beside the cargo steps; its steps at the end
-# wait for it and show its log.
+# The kernel work (the kernel's tools, five kernels built, booted and checked) runs in the
+# background from the start, beside the cargo steps; its steps at the end wait for it and show
+# its log.
 #
 # ERRTRACE_SKIP_KERNEL=1 skips the kernel work and the audit's kernel corpora (CI never sets it).
 set -euo pipefail
@@ -74,10 +74,10 @@ summary() {
     ((${#failed[@]} == 0))
 }
 
-# The kernel work (five kernels built, booted and checked; the facts tree) is most of a cold run
-# and mostly waits on make and qemu: it runs in the background from the start, beside the cargo
-# steps, with its output in a log shown when its step is joined. (Each of its parts still runs
-# alone, in order: kernel/test.sh allows one run per cache.)
+# The kernel work (the kernel's tools, then five kernels built, booted and checked) is most of a
+# cold run: it runs in the background from the start, beside the cargo steps, with its output in
+# a log shown when its step is joined. (Its parts run one after the other: kernel/test.sh allows
+# one run per cache.)
 bg_dir="$(mktemp -d)"
 # background NAME CMD...: start CMD in the background; its output goes to NAME's log.
 background() {
@@ -179,24 +179,18 @@ kernel() {
     bash kernel/test.sh
 }
 
-# The background chain: the kernel's tools, then the facts tree (the audit steps wait for it; it
-# needs errtrace-rustc's toolchain), then the kernels. A part whose tools failed is not run: its
-# result says so.
+# The background chain: the kernel's tools, then the kernels (the critical path of a cold run).
+# The facts tree is built in the foreground once the cargo steps are done, beside the kernels,
+# whose builds leave a core idle while they link or compile one Rust crate.
 kernel_chain() {
-    local with_facts=$1 rc
+    local rc
     background kernel-tools kernel_tools
     wait_for kernel-tools
     read -r rc _ <"$bg_dir/kernel-tools.rc"
     if ((rc != 0)); then
-        echo "1 0" >"$bg_dir/facts.rc"
-        echo "not run: the kernel tools failed" >"$bg_dir/facts.log"
         echo "1 0" >"$bg_dir/kernel.rc"
         echo "not run: the kernel tools failed" >"$bg_dir/kernel.log"
         return
-    fi
-    if [[ $with_facts == with-facts ]]; then
-        background facts facts
-        wait_for facts
     fi
     background kernel kernel
 }
@@ -283,11 +277,7 @@ step "install: rustfmt, clippy, no_std targets" install_rustup
 step "install: errtrace-rustc's toolchain (rustc-dev)" install_rustc_dev
 # The kernel chain starts as soon as the toolchains are there.
 if [[ "${ERRTRACE_SKIP_KERNEL:-}" != 1 ]]; then
-    if [[ ${status["install: errtrace-rustc's toolchain (rustc-dev)"]} == ok ]]; then
-        kernel_chain with-facts &
-    else
-        kernel_chain without-facts &
-    fi
+    kernel_chain &
 fi
 step "install: mdbook" install_mdbook
 R=(--needs "install: rustfmt, clippy, no_std targets")
@@ -362,7 +352,7 @@ else
     K=(--needs "kernel tools (apt packages, bindgen)")
     step "kernel tools (apt packages, bindgen)" joined kernel-tools
     step "${K[@]}" "audit on a labelled corpus (Linux 6.12)" audit_corpus
-    step "${K[@]}" "${D[@]}" "facts: errtrace-rustc building Linux 7.3's Rust crates" joined facts
+    step "${K[@]}" "${D[@]}" "facts: errtrace-rustc building Linux 7.3's Rust crates" facts
     F=(--needs "facts: errtrace-rustc building Linux 7.3's Rust crates")
     step "${F[@]}" "audit on drivers labelled blind (Linux 7.3)" audit_blind
     step "${F[@]}" "audit with the compiler's facts (Linux 7.3)" audit_facts
