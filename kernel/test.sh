@@ -786,6 +786,8 @@ do_boot() {
     local rc=0 machine=(-m 512) limit=$BOOT_TIMEOUT
     # The 7.3 kernels have no ACPI (config/guest.fragment): qemu's microvm machine, whose
     # firmware (qboot) lists every CPU in the MP table. 6.12 (one CPU) boots on the PC machine.
+    # `reboot=t`: the guest's `reboot -f` resets by a triple fault, which ends qemu (-no-reboot);
+    # microvm has no keyboard controller or ACPI reset to do it otherwise (qemu kept spinning).
     [[ $KVER == 7.3 ]] && machine=(-M microvm,acpi=off "${machine[@]}")
     # The debug kernel: 4 CPUs, and room for KASAN's shadow and lockdep's tables.
     [[ $FLAVOUR == debug ]] && { machine=(-M microvm,acpi=off -smp 4 -m 1024); limit=$((BOOT_TIMEOUT * 3)); }
@@ -794,7 +796,7 @@ do_boot() {
     timeout --foreground -k 10 "$limit" \
         qemu-system-x86_64 -accel tcg -nographic -no-reboot "${machine[@]}" \
         -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$RUN/initramfs.cpio.gz" \
-        -append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on log_buf_len=8M" \
+        -append "console=ttyS0 panic=-1 oops=panic printk.devkmsg=on log_buf_len=8M reboot=t" \
         -serial "file:$SERIAL_LOG" -monitor none </dev/null >"$RUN/qemu.out" 2>&1 || rc=$?
     # Drop CRs and the firmware's terminal escape sequences; the guest's own lines
     # (said through /dev/kmsg, see /init) lose their timestamp and mark.
