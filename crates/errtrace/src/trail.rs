@@ -191,7 +191,12 @@ impl<T> ResultExt<T> for Result<T> {
     fn log(self, message: &'static str) -> Result<T> {
         match self {
             Ok(v) => Ok(v),
-            Err(e) => Err(log_here(e, Location::caller(), &StaticMessage(message))),
+            Err(e) => Err(log_here(
+                e,
+                Location::caller(),
+                &StaticMessage(message),
+                Logging::PerPolicy,
+            )),
         }
     }
 
@@ -203,7 +208,12 @@ impl<T> ResultExt<T> for Result<T> {
     {
         match self {
             Ok(v) => Ok(v),
-            Err(e) => Err(log_here(e, Location::caller(), &WithFn(&write))),
+            Err(e) => Err(log_here(
+                e,
+                Location::caller(),
+                &WithFn(&write),
+                Logging::PerPolicy,
+            )),
         }
     }
 
@@ -212,7 +222,12 @@ impl<T> ResultExt<T> for Result<T> {
     fn gave_up(self, message: &'static str) -> Result<T> {
         match self {
             Ok(v) => Ok(v),
-            Err(e) => Err(give_up_here(e, Location::caller(), &StaticMessage(message))),
+            Err(e) => Err(log_here(
+                e,
+                Location::caller(),
+                &StaticMessage(message),
+                Logging::Final,
+            )),
         }
     }
 
@@ -259,33 +274,38 @@ impl<T> ResultExt<T> for Result<T> {
     }
 }
 
-#[inline(never)]
-fn log_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
-    if e.is_logged() {
-        return e;
-    }
-    // Not dropped if the sink panics (see `boundary`).
-    let mut e = core::mem::ManuallyDrop::new(e);
-    let site = crate::site::at_location(loc);
-    site.set_kind(crate::site::SiteKind::Log);
-    crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message));
-    if e.was_reported() {
-        e.hop_at(loc, Some(LOGGED_HERE));
-    }
-    core::mem::ManuallyDrop::into_inner(e)
+/// How a `.log()`-like call decides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Logging {
+    /// `.log()`: by the caller's site policy (a quiet code stays quiet); once logged, never again.
+    PerPolicy,
+    /// `.gave_up()`: the final failure, whatever the code's class; once printed, never again.
+    Final,
 }
 
 #[inline(never)]
-fn give_up_here(e: Error, loc: &'static Location<'static>, message: &dyn ErrorMessage) -> Error {
-    // Printed once already (by its creator, `.log()`, …): nobody prints it twice.
-    if e.was_reported() {
+fn log_here(
+    e: Error,
+    loc: &'static Location<'static>,
+    message: &dyn ErrorMessage,
+    how: Logging,
+) -> Error {
+    let done = match how {
+        Logging::PerPolicy => e.is_logged(),
+        // Held back by its policy is not said: only an error printed before is.
+        Logging::Final => e.was_reported(),
+    };
+    if done {
         return e;
     }
     // Not dropped if the sink panics (see `boundary`).
     let mut e = core::mem::ManuallyDrop::new(e);
     let site = crate::site::at_location(loc);
     site.set_kind(crate::site::SiteKind::Log);
-    crate::emit::log_final(&mut e, site, message);
+    match how {
+        Logging::PerPolicy => crate::emit::log_at(&mut e, site, RecordKind::Logged, Some(message)),
+        Logging::Final => crate::emit::log_final(&mut e, site, message),
+    }
     if e.was_reported() {
         e.hop_at(loc, Some(LOGGED_HERE));
     }
