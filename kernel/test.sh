@@ -34,8 +34,10 @@
 #                          preemption checks), booted with 4 CPUs: the scenarios
 #                          pinned to CPU 0, then the stress. The only other 7.3
 #                          build: KASAN instruments everything.
-# A flavour that fails does not stop the others: those that do not need it run,
-# and the run ends with the list of failed and skipped flavours (exit 1).
+# A flavour that fails does not stop the others: each runs in its own subshell,
+# a 7.3 tree that failed to build is not built again in the same run (the
+# flavours on it fail at once, saying so), and the run ends with the list of
+# failed flavours (exit 1).
 set -Eeuo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

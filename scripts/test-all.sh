@@ -87,8 +87,11 @@ background() {
         t0=$SECONDS
         set +e
         (set -e; "$@") >"$bg_dir/$name.log" 2>&1
-        echo "$? $((SECONDS - t0))" >"$bg_dir/$name.rc"
+        # Written whole, then renamed: a reader never sees it half-written.
+        echo "$? $((SECONDS - t0))" >"$bg_dir/$name.rc.tmp"
+        mv "$bg_dir/$name.rc.tmp" "$bg_dir/$name.rc"
     ) &
+    echo "$!" >"$bg_dir/$name.pid"
     echo "=== $name: started in the background ($(date -u +%T))"
 }
 # joined NAME: wait for NAME's background run, show its log and time, return its status.
@@ -154,10 +157,14 @@ for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("errtrace", "test_error", "test_control"):
         print(m["executable"])' \
-        | while read -r exe; do
-            echo "memcheck: $exe"
-            valgrind --tool=memcheck --error-exitcode=1 --leak-check=no -q "$exe" --test-threads=1 -q
-        done
+        >"$bg_dir/memcheck.list"
+    # All three test binaries, or the step checks nothing.
+    (($(wc -l <"$bg_dir/memcheck.list") == 3)) ||
+        { echo "memcheck: expected 3 test binaries, found: $(cat "$bg_dir/memcheck.list")"; return 1; }
+    while read -r exe; do
+        echo "memcheck: $exe"
+        valgrind --tool=memcheck --error-exitcode=1 --leak-check=no -q "$exe" --test-threads=1 -q
+    done <"$bg_dir/memcheck.list"
 }
 
 sdt() {
@@ -188,16 +195,25 @@ kernel_chain() {
     wait_for kernel-tools
     read -r rc _ <"$bg_dir/kernel-tools.rc"
     if ((rc != 0)); then
-        echo "1 0" >"$bg_dir/kernel.rc"
         echo "not run: the kernel tools failed" >"$bg_dir/kernel.log"
+        echo "1 0" >"$bg_dir/kernel.rc"
         return
     fi
     background kernel kernel
 }
 
-# wait_for NAME: until NAME's background run has ended.
+# wait_for NAME: until NAME's background run has ended. If its process is gone without a result
+# (killed), the result is a failure, not a wait that never ends.
 wait_for() {
-    while [[ ! -f $bg_dir/$1.rc ]]; do sleep 5; done
+    local pid
+    while [[ ! -f $bg_dir/$1.rc ]]; do
+        pid=$(cat "$bg_dir/$1.pid" 2>/dev/null || true)
+        if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null && [[ ! -f $bg_dir/$1.rc ]]; then
+            echo "1 0" >"$bg_dir/$1.rc"
+            echo "$1: the background run ended without a result (killed?)" >>"$bg_dir/$1.log"
+        fi
+        sleep 5
+    done
 }
 
 # rust_sources TREE DEST: the .rs files of a kernel tree's rust/, drivers/ and samples/rust/,
