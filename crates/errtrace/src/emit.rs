@@ -76,11 +76,8 @@ pub(crate) fn log_at(
     kind: RecordKind,
     message: Option<&dyn ErrorMessage>,
 ) {
-    let code = e.code();
-    site.note_code(u32::from(code.get()));
-    let decision = decide::decide(site, code);
     e.mark_logged();
-    if emit_decided(e, site, kind, message, decision) {
+    if decide_and_emit(e, site, site.source_policy(), kind, message) {
         e.mark_printed();
     }
 }
@@ -89,19 +86,27 @@ pub(crate) fn log_at(
 /// the code's class (a quiet code prints here), unless the control language set the site's
 /// policy or `-p`.
 pub(crate) fn log_final(e: &mut Error, site: SiteRef, message: &dyn ErrorMessage) {
-    let code = e.code();
-    site.note_code(u32::from(code.get()));
     let (burst, interval_ms) = crate::policy::classes::default_ratelimit();
-    let decision = decide::decide_state(
-        site.state(),
-        Some(Policy::RateLimited { burst, interval_ms }),
-        code,
-        crate::platform::now_ms(),
-    );
+    let source = Some(Policy::RateLimited { burst, interval_ms });
     e.mark_logged();
-    if emit_decided(e, site, RecordKind::Logged, Some(message), decision) {
+    if decide_and_emit(e, site, source, RecordKind::Logged, Some(message)) {
         e.mark_printed();
     }
+}
+
+/// The decision at a location site for `e`'s code under the written policy `source` (the
+/// site's runtime state first), and the record if it emits; notes the code at the site.
+fn decide_and_emit(
+    e: &Error,
+    site: SiteRef,
+    source: Option<Policy>,
+    kind: RecordKind,
+    message: Option<&dyn ErrorMessage>,
+) -> bool {
+    let code = e.code();
+    site.note_code(u32::from(code.get()));
+    let decision = decide::decide_state(site.state(), source, code, crate::platform::now_ms());
+    emit_decided(e, site, kind, message, decision)
 }
 
 /// The part of a log decision that writes: a closed window's count, then the message. Returns
@@ -283,10 +288,7 @@ pub(crate) fn log_made(e: &Error, site: &'static Site) {
 /// The same for an error made at a location site with `+p` (`Error::new`, `from_errno`,
 /// `Err(CODE)?`, a foreign error's `?`): traced, not logged.
 pub(crate) fn trace_made(e: &Error, site: SiteRef) {
-    let code = e.code();
-    site.note_code(u32::from(code.get()));
-    let decision = decide::decide(site, code);
-    let _ = emit_decided(e, site, RecordKind::Created, None, decision);
+    let _ = decide_and_emit(e, site, site.source_policy(), RecordKind::Created, None);
 }
 
 /// The creator's log decision for an error made just now at `site`; returns whether the
