@@ -126,6 +126,9 @@ KMAKE=(env LIBCLANG_PATH="$("llvm-config$LLVM_SUFFIX" --libdir)"
     make -C "$KDIR" LLVM="$LLVM_SUFFIX" RUSTC="$RUSTC" HOSTRUSTC="$RUSTC" BINDGEN="$BINDGEN")
 
 do_untar() {
+    local free
+    free=$(df -P -B1G "$CACHE_ROOT" | awk 'NR == 2 { print $4 }')
+    ((free >= 3)) || die "$CACHE_ROOT has $free GB free; the facts tree needs about 3 GB"
     rm -rf "$KBASE"
     mkdir -p "$KBASE"
     tar -C "$KBASE" -xJf "$KSRC_TAR"
@@ -238,11 +241,11 @@ do_report() {
     echo "    disk: $(du -sh "$KBASE" | cut -f1) in $KBASE; $OUT: $(find "$OUT" -type f -name '*.json' | wc -l) files"
 }
 
-# Before a new tree: keep the most recently used other one only (about 2 GB each).
+# Before a new tree: remove the others (about 2 GB each; a tree of another key is never used again).
 prune() {
     local d
-    { ls -dt "$CACHE_ROOT"/facts-????????????????/ 2>/dev/null || true; } | { grep -vx "$KBASE/" || true; } |
-        tail -n +2 | while read -r d; do echo "    removing old facts tree $d"; rm -rf "$d"; done
+    { ls -d "$CACHE_ROOT"/facts-????????????????/ 2>/dev/null || true; } | { grep -vx "$KBASE/" || true; } |
+        while read -r d; do echo "    removing old facts tree $d"; rm -rf "$d"; done
 }
 
 main() {

@@ -877,6 +877,31 @@ do_check() {
     bash "$CHECK" "$SERIAL_LOG" "$FLAVOUR" "$KDIR" || die "serial log checks failed (log: $SERIAL_LOG)"
 }
 
+# ---------------------------------------------------------------- disk
+# A built tree is 2-3 GB; the five flavours' trees and the facts tree take about 15 GB.
+TREE_GB=4
+# Trees of keys no flavour has now (an earlier config, series or toolchain) are removed
+# before anything is built: without this the cache grows by a tree at every change.
+prune_trees() {
+    local keep=() f d
+    for f in base upstream-before upstream 6.12 debug; do keep+=("$(FLAVOUR=$f; kernel_key)"); done
+    for d in "$CACHE_ROOT"/????????????????/; do
+        [[ -d $d ]] || continue
+        d=${d%/}
+        [[ " ${keep[*]} " == *" ${d##*/} "* ]] && continue
+        echo "    removing a tree no flavour uses now: $d ($(du -sh "$d" | cut -f1))"
+        rm -rf "$d"
+    done
+}
+# Before a tree is unpacked or copied: a full disk otherwise shows as thousands of tar lines.
+need_disk() {
+    local free
+    free=$(df -P -B1G "$CACHE_ROOT" | awk 'NR == 2 { print $4 }')
+    ((free >= TREE_GB)) ||
+        die "$CACHE_ROOT has ${free} GB free; a kernel tree needs about $TREE_GB GB (a whole cold run about 25 GB: kernel/README.md)"
+    return 0
+}
+
 # ---------------------------------------------------------------- main
 # build_tree: the current flavour's kernel tree, built (or cached); first the
 # tree it is a copy of. A tree that failed earlier in this run is not tried again.
@@ -892,6 +917,7 @@ build_tree() {
     src=$(tree_source)
     if [[ -n $src ]]; then
         (FLAVOUR=$src; build_tree)
+        need_disk
         step "$FLAVOUR:copy" do_copy
         if [[ $FLAVOUR == upstream ]]; then
             step "$FLAVOUR:patch" do_patch
@@ -903,6 +929,7 @@ build_tree() {
             do_stamp
         fi
     else
+        need_disk
         step "$FLAVOUR:untar" do_untar
         step "$FLAVOUR:config" do_config
         step "$FLAVOUR:bzImage" do_kbuild
@@ -949,6 +976,7 @@ main() {
     step bindgen do_bindgen
     if ((TOOLS_ONLY)); then print_timings; return 0; fi
     mkdir -p "$OUT"
+    step prune prune_trees
     # Each flavour in its own subshell: a failure ends that flavour (its step and
     # log are printed) and the next one runs; a tree that failed is not built twice.
     local failed=() logs=() rc

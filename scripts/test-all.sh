@@ -67,12 +67,30 @@ summary() {
     echo
     echo "test-all: step times"
     printf '  %s\n' "${times[@]}"
+    say_disk "at the end"
     echo "test-all: $passed passed, ${#failed[@]} failed, ${#skipped[@]} skipped, $SECONDS s in all"
     local s
     for s in "${failed[@]}"; do echo "  FAILED:  $s"; done
     for s in "${skipped[@]}"; do echo "  skipped: $s"; done
     ((${#failed[@]} == 0))
 }
+
+# A cold run writes about 25 GB: the kernel cache (five trees and the facts tree, about 15 GB; kept
+# between runs, and pruned of trees no flavour uses) and target/ (about 7 GB). A full disk shows as
+# whichever step writes next, so the free space is said at the start and at the end.
+disk_free() {
+    local dir=$1
+    while [[ ! -d $dir ]]; do dir=$(dirname "$dir"); done
+    df -P -B1G "$dir" | awk 'NR == 2 { print $4 }'
+}
+kernel_cache="${ERRTRACE_KERNEL_CACHE:-/var/cache/errtrace-kernel}"
+say_disk() {
+    echo "test-all: disk $1: $(disk_free "$root") GB free for target/, $(disk_free "$kernel_cache") GB for the kernel cache ($kernel_cache)"
+}
+say_disk "at the start"
+if (($(disk_free "$root") < 25)); then
+    echo "test-all: warning: a cold run needs about 25 GB (less with a warm kernel cache); steps may fail for want of space"
+fi
 
 # The kernel work (the kernel's tools, then five kernels built, booted and checked) is most of a
 # cold run: it runs in the background from the start, beside the cargo steps, with its output in
