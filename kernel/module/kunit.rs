@@ -233,7 +233,7 @@ extern "C" fn in_own_shard(arg: *mut c_void) {
     let e = made_here();
     c.made.fetch_add(1, Relaxed);
     match e.seq() {
-        Some(seq) if (seq & 0xFFFF) / per_shard == expected => {
+        Some(seq) if (seq & 0xFFFF) as u32 / per_shard == expected => {
             c.readable.fetch_add(1, Relaxed);
             if task {
                 c.in_task.fetch_add(1, Relaxed);

@@ -130,8 +130,9 @@ impl Error {
         self.code().description()
     }
 
-    /// The recorder sequence number of this error's event (`None` when it was not recorded).
-    pub fn seq(&self) -> Option<u32> {
+    /// The handle of this error's event in the recorder (`None` when it was not recorded):
+    /// the low 32 bits of its sequence number, which the error's bits hold.
+    pub(crate) fn handle(&self) -> Option<u32> {
         if self.0.get() & UNRECORDED != 0 {
             None
         } else {

@@ -55,7 +55,7 @@ impl Error {
 
     /// The site where the error was made.
     pub fn site(&self) -> Option<SiteRef> {
-        match self.seq() {
+        match self.handle() {
             Some(seq) => RECORDER.site_owned(seq),
             None => SiteRef::find(self.site_index()),
         }
@@ -66,7 +66,7 @@ impl Error {
     /// Known for every error: the flight recorder keeps the exact origin in the event this error
     /// owns; an unrecorded error finds it through its site id.
     pub fn origin(&self) -> Origin {
-        let known = match self.seq() {
+        let known = match self.handle() {
             Some(seq) => RECORDER.origin_owned(seq),
             None => SiteRef::find(self.site_index()).map(|s| s.origin()),
         };
@@ -75,7 +75,7 @@ impl Error {
 
     /// The CPU or thread that made the error (`u32::MAX` when unknown).
     pub(crate) fn cpu(&self) -> u32 {
-        self.seq()
+        self.handle()
             .and_then(|seq| RECORDER.cpu_owned(seq))
             .unwrap_or(u32::MAX)
     }
@@ -84,7 +84,7 @@ impl Error {
     pub(crate) fn trail(
         &self,
     ) -> core::result::Result<(impl Iterator<Item = crate::recorder::Hop> + '_, u32), Missing> {
-        match self.seq() {
+        match self.handle() {
             Some(seq) => Ok(RECORDER.trail_owned(seq, hops_of(self.0.get()))),
             None => Err(Missing::Unrecorded),
         }
@@ -106,17 +106,34 @@ impl Error {
     /// ```
     #[cfg(feature = "std")]
     pub fn detail(&self) -> Option<&str> {
-        self.seq().and_then(|seq| RECORDER.detail_owned(seq))
+        self.handle().and_then(|seq| RECORDER.detail_owned(seq))
     }
 
     /// Keeps `text` as the error's detail (the foreign error's text).
     #[cfg(feature = "std")]
     pub(crate) fn set_detail(&mut self, text: &str) {
-        if let Some(seq) = self.seq() {
+        if let Some(seq) = self.handle() {
             RECORDER.set_detail_owned(seq, text);
             // Released through the slow path, which frees the text.
             self.set_bits(DETAIL);
         }
+    }
+
+    /// The sequence number of this error's event in the flight recorder (`None` when it was
+    /// not recorded): keep it to read the event later with
+    /// [`recorder::read`](crate::recorder::read), which gives this error's event while the
+    /// recorder holds it, then [`Missing::Overwritten`], never another error's.
+    ///
+    /// ```
+    /// use errtrace::{code::EIO, recorder, Error};
+    ///
+    /// let e = Error::new(EIO);
+    /// let seq = e.seq().unwrap();
+    /// e.handled();
+    /// assert_eq!(recorder::read(seq).unwrap().code(), EIO);
+    /// ```
+    pub fn seq(&self) -> Option<u64> {
+        self.handle().map(|handle| RECORDER.seq_owned(handle))
     }
 
     /// This error's event in the flight recorder: its trail.

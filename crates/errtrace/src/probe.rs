@@ -118,7 +118,8 @@ mod hooks {
         pub code: Code,
         /// The site's id, as `control::sites()` lists it (0 while the site is being linked).
         pub site: u32,
-        /// The error's sequence number, as the recorder and reports show it.
+        /// The low 32 bits of the error's sequence number ([`Error::seq`](crate::Error::seq)):
+        /// the same for the error and each of its hops, unique among the errors that exist.
         pub seq: u32,
         /// Where the error was made: file, line, and for macro sites the function.
         pub origin: Origin,
@@ -132,7 +133,7 @@ mod hooks {
         pub code: Code,
         /// The id of the site that made the error.
         pub site: u32,
-        /// The error's sequence number.
+        /// The low 32 bits of the error's sequence number, as in its [`ErrorEvent`].
         pub seq: u32,
         /// The hop's source file (not NUL-terminated).
         pub file: &'static str,

@@ -104,9 +104,13 @@ pub(crate) struct NewEvent {
 ///
 /// # Invariants
 ///
-/// A sequence number (handle) is `tag << 16 | index`: `index` is the slot's place in `slots`
-/// (shard `index / P`), `tag` the low 16 bits of the shard's counter when it was claimed, also
-/// kept in the top 16 bits of the slot's state while the event is there.
+/// An error's handle (in its bits) is `tag << 16 | index`: `index` is the slot's place in
+/// `slots` (shard `index / P`), `tag` the low 16 bits of the shard's counter when it was
+/// claimed, also kept in the top 16 bits of the slot's state while the event is there. The
+/// counter's high 16 bits are kept in the top 16 bits of the slot's code word, so the slot
+/// knows the whole claim number: an event's sequence number is `claim << 16 | index` (48
+/// bits; its low 32 bits are the handle), and a number kept after its event was overwritten
+/// never reads a later event, until the shard's counter wraps (2^32 claims in one shard).
 pub(crate) struct Recorder<const S: usize, const P: usize, const N: usize, const H: usize> {
     heads: [Head; S],
     slots: [Slot<SiteState, H>; N],
@@ -188,7 +192,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         let counter = self.heads.get(shard)?.next.fetch_add(1, Ordering::Relaxed);
         let (index, tag) = Self::place(shard, counter);
         let slot = self.slots.get(index)?;
-        slot.try_claim(tag, &fill_of(ev))
+        slot.try_claim(tag, &fill_of(ev, counter))
             .then_some((tag << 16) | index as u32)
     }
 
@@ -201,7 +205,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         head.store(counter.wrapping_add(1), Ordering::Relaxed);
         let (index, tag) = Self::place(shard, counter);
         let slot = self.slots.get(index)?;
-        slot.try_claim_owned(tag, &fill_of(ev))
+        slot.try_claim_owned(tag, &fill_of(ev, counter))
             .then_some((tag << 16) | index as u32)
     }
 
@@ -335,6 +339,15 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
         }
     }
 
+    /// The sequence number of the live event `seq` (owner only): its whole claim number and
+    /// its index.
+    pub(crate) fn seq_owned(&self, seq: u32) -> u64 {
+        let high = self
+            .slot(seq)
+            .map_or(0, |slot| slot.code_owned() & !CODE_BITS);
+        (u64::from(high | (seq >> 16)) << 16) | u64::from(seq & 0xFFFF)
+    }
+
     /// Whether the live event `seq` was marked reported.
     #[inline]
     pub(crate) fn is_reported(&self, seq: u32) -> bool {
@@ -348,11 +361,14 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
     }
 }
 
-/// What a claim writes into a slot for `ev`.
+/// The code word's bits that hold the code; the others hold the claim number's high half.
+const CODE_BITS: u32 = 0xFFFF;
+
+/// What claim number `counter` writes into a slot for `ev`.
 #[inline(always)]
-fn fill_of(ev: &NewEvent) -> Fill<SiteState> {
+fn fill_of(ev: &NewEvent, counter: u32) -> Fill<SiteState> {
     Fill {
-        code: u32::from(ev.code.get()),
+        code: u32::from(ev.code.get()) | (counter & !CODE_BITS),
         cpu: ev.cpu,
         site: ev.site.state(),
         loc: ev.location,
@@ -469,16 +485,55 @@ mod tests {
             hops.map(|h| h.message).collect::<std::vec::Vec<_>>(),
             [Some("ctx")]
         );
-        assert_eq!(R.read(s).unwrap().total_hops(), 1, "a live event's cells");
+        let seq = R.seq_owned(s);
+        assert_eq!(R.read(seq).unwrap().total_hops(), 1, "a live event's cells");
         R.release_owned(s, 1);
-        let e = R.read(s).unwrap();
+        let e = R.read(seq).unwrap();
         assert!(!e.is_live());
         assert_eq!(e.total_hops(), 1);
         for _ in 0..4 {
             let n = R.claim(ev(0)).unwrap();
             R.release_owned(n, 0);
         }
-        assert_eq!(R.read(s).unwrap_err(), Missing::Overwritten { newer: 4 });
+        assert_eq!(R.read(seq).unwrap_err(), Missing::Overwritten { newer: 4 });
+    }
+
+    /// A number kept after its error ended never reads a later event, also when the later one
+    /// has the same handle (its slot's claim 2^16 claims on: the handle's tag has wrapped).
+    #[test]
+    fn a_stale_number_never_reads_a_later_event() {
+        static R: Recorder<1, 2, 2, 1> = Recorder::new();
+        let s = R
+            .claim(NewEvent {
+                code: crate::code::EIO,
+                ..ev(0)
+            })
+            .unwrap();
+        let old = R.seq_owned(s);
+        R.release_owned(s, 0);
+        let mut same_handle = None;
+        for _ in 0..(1u32 << 16) {
+            let n = R
+                .claim(NewEvent {
+                    code: crate::code::ENOENT,
+                    ..ev(0)
+                })
+                .unwrap();
+            if n == s {
+                same_handle = Some(R.seq_owned(n));
+            }
+            R.release_owned(n, 0);
+        }
+        let new = same_handle.expect("the handle comes round after 2^16 claims");
+        assert_eq!(new as u32, old as u32, "the same low 32 bits");
+        assert_ne!(new, old);
+        assert_eq!(R.read(new).unwrap().code(), crate::code::ENOENT);
+        assert_eq!(
+            R.read(old).unwrap_err(),
+            Missing::Overwritten { newer: 1 << 16 }
+        );
+        // A number from the future (never claimed) is nobody's.
+        assert_eq!(R.read(new + (1 << 32)).unwrap_err(), Missing::Unrecorded);
     }
 
     /// An error counts its hops; its slot keeps the first ones and, past them, the count (for
@@ -490,13 +545,13 @@ mod tests {
         for n in 0..5 {
             R.hop_owned(s, n, Location::caller(), None);
         }
-        let live = R.read(s).unwrap();
+        let live = R.read(R.seq_owned(s)).unwrap();
         assert_eq!(live.total_hops(), 5);
         assert_eq!(live.hops().count(), 2);
         let (hops, total) = R.trail_owned(s, 5);
         assert_eq!((hops.count(), total), (2, 5));
         R.release_owned(s, 5);
-        assert_eq!(R.read(s).unwrap().total_hops(), 5);
+        assert_eq!(R.read(R.seq_owned(s)).unwrap().total_hops(), 5);
         // The next event in the slot starts with no trail, though cells hold the last one's.
         let n = R.claim(ev(0)).unwrap();
         let n = if n & 0xFFFF == s & 0xFFFF {
@@ -505,7 +560,7 @@ mod tests {
             R.claim(ev(0)).unwrap()
         };
         assert_eq!(n & 0xFFFF, s & 0xFFFF);
-        let fresh = R.read(n).unwrap();
+        let fresh = R.read(R.seq_owned(n)).unwrap();
         assert_eq!((fresh.total_hops(), fresh.hops().count()), (0, 0));
     }
 
@@ -575,10 +630,11 @@ mod loom_tests {
         loom::model(|| {
             let r: &'static Recorder<1, 2, 2, 2> = leak(Recorder::new());
             let e = ev(0);
-            let seq = r.claim(e).unwrap();
+            let handle = r.claim(e).unwrap();
+            let seq = r.seq_owned(handle);
             let owner = thread::spawn(move || {
-                r.hop_owned(seq, 0, Location::caller(), Some("one"));
-                r.release_owned(seq, 1);
+                r.hop_owned(handle, 0, Location::caller(), Some("one"));
+                r.release_owned(handle, 1);
             });
             let other = thread::spawn(move || {
                 if let Some(s) = r.claim(e) {
@@ -630,11 +686,12 @@ mod loom_tests {
                 index: 1,
                 owned: true,
             };
-            let seq = r.claim(e).unwrap();
-            assert_eq!(seq & 0xFFFF, 1, "shard 1's slot");
+            let handle = r.claim(e).unwrap();
+            assert_eq!(handle & 0xFFFF, 1, "shard 1's slot");
+            let seq = r.seq_owned(handle);
             let other = thread::spawn(move || {
-                r.hop_owned(seq, 0, Location::caller(), Some("one"));
-                r.release_owned(seq, 1);
+                r.hop_owned(handle, 0, Location::caller(), Some("one"));
+                r.release_owned(handle, 1);
             });
             let reader = thread::spawn(move || match r.read(seq) {
                 Ok(ev) => assert!(ev.hops().all(|h| h.message == Some("one"))),
@@ -642,7 +699,7 @@ mod loom_tests {
                 Err(Missing::Unrecorded) => panic!("a claimed event is never unrecorded"),
             });
             let again = r.claim(e).unwrap();
-            assert_ne!(again, seq);
+            assert_ne!(again, handle);
             r.hop_owned(again, 0, Location::caller(), Some("two"));
             let (hops, total) = r.trail_owned(again, 1);
             assert_eq!(total, 1);
@@ -668,12 +725,13 @@ mod loom_tests {
                 r.hop_owned(old, n, Location::caller(), Some("old"));
             }
             r.release_owned(old, 3);
-            let seq = r.claim(e).unwrap();
+            let handle = r.claim(e).unwrap();
+            let seq = r.seq_owned(handle);
             let plain: &'static Location<'static> = Location::caller();
             let owner = thread::spawn(move || {
-                r.hop_owned(seq, 0, plain, None);
-                r.hop_owned(seq, 1, Location::caller(), Some("new"));
-                seq
+                r.hop_owned(handle, 0, plain, None);
+                r.hop_owned(handle, 1, Location::caller(), Some("new"));
+                handle
             });
             match r.read(seq) {
                 Ok(ev) => {
@@ -691,11 +749,11 @@ mod loom_tests {
                 Err(Missing::Busy) => {}
                 Err(other) => panic!("the live event is readable: {other:?}"),
             }
-            let seq = owner.join().unwrap();
-            let (hops, total) = r.trail_owned(seq, 2);
+            let handle = owner.join().unwrap();
+            let (hops, total) = r.trail_owned(handle, 2);
             assert_eq!(total, 2);
             assert_eq!(hops.count(), 2);
-            r.release_owned(seq, 2);
+            r.release_owned(handle, 2);
             assert_eq!(r.read(seq).unwrap().total_hops(), 2);
         });
     }

@@ -39,7 +39,7 @@ use crate::site::Origin;
 pub struct Snapshot {
     code: Code,
     origin: Origin,
-    seq: Option<u32>,
+    seq: Option<u64>,
 }
 
 impl Snapshot {
@@ -55,7 +55,7 @@ impl Snapshot {
 
     /// The recorder sequence number of the error's event (its trail, while the recorder still
     /// holds it: [`recorder::read`](crate::recorder::read)); `None` when it was not recorded.
-    pub fn seq(&self) -> Option<u32> {
+    pub fn seq(&self) -> Option<u64> {
         self.seq
     }
 }

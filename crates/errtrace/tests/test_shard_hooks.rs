@@ -38,8 +38,8 @@ fn exit() {
 }
 
 /// The shard of the slot a sequence number names.
-fn shard_of(seq: u32) -> u32 {
-    (seq & 0xFFFF) / (RECORDER_SLOTS / RECORDER_SHARDS) as u32
+fn shard_of(seq: u64) -> u32 {
+    (seq & 0xFFFF) as u32 / (RECORDER_SLOTS / RECORDER_SHARDS) as u32
 }
 
 fn leaf() -> errtrace::Result<u32> {

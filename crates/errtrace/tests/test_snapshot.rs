@@ -1,7 +1,9 @@
-//! What to hold instead of a clone of an `Error` (issue 12, item 8: `Error` is not `Clone`, so a
-//! `#[derive(Clone)]` struct could not keep one, and nothing said what to keep instead).
+//! What to hold instead of a clone of an `Error` (it is not `Clone`, so a `#[derive(Clone)]`
+//! struct cannot keep one): a `Snapshot`, whose sequence number reads the error's own event, or
+//! says it was overwritten, however many errors came after.
 
-use errtrace::code::{EIO, ENODEV};
+use errtrace::code::{EIO, ENODEV, ENOENT};
+use errtrace::recorder::{self, Missing};
 use errtrace::{err, Error, ResultExt, Snapshot};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -35,4 +37,35 @@ fn a_clone_struct_keeps_a_snapshot_and_the_trail_stays_reachable() {
     let other = Error::new(EIO);
     assert_ne!(other.snapshot(), s);
     other.handled();
+}
+
+/// A kept number outlives many laps of its slot: 65,536 errors later one of them has the same
+/// slot and the same low 16 bits of its shard's count (the handle an error's bits hold), and
+/// the old number must still read its own event or `Overwritten`, never the new one.
+#[test]
+fn a_snapshot_never_reads_a_later_error() {
+    let e = probe().unwrap_err();
+    let s = e.snapshot();
+    e.handled();
+    let old = s.seq().unwrap();
+    let mut same_handle = None;
+    for _ in 0..=(1u32 << 16) {
+        let n = Error::new(ENOENT);
+        let seq = n.seq().unwrap();
+        if seq as u32 == old as u32 {
+            same_handle = Some(seq);
+        }
+        n.handled();
+        match recorder::read(old) {
+            Ok(ev) => assert_eq!(ev.code(), ENODEV, "its own event while it is there"),
+            Err(Missing::Overwritten { .. }) => {}
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    let new = same_handle.expect("a later error with the same handle");
+    assert_ne!(new, old);
+    assert!(matches!(
+        recorder::read(old),
+        Err(Missing::Overwritten { newer }) if newer >= 1 << 16
+    ));
 }

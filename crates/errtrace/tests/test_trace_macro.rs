@@ -159,6 +159,7 @@ fn inferred_operands_compile_and_convert_at_the_question_mark() {
     assert_eq!(e.event().unwrap().hops().count(), 0, "made there: no hop");
     e.handled();
     let e = parse_then_narrow("x").unwrap_err();
+    #[cfg(feature = "std")]
     assert_eq!(e.detail(), Some("invalid digit found in string"));
     e.handled();
     parse_then_narrow("300").unwrap_err().handled();

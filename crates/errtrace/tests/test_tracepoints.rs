@@ -85,7 +85,8 @@ fn events_reach_the_tracer_only_while_enabled() {
     // Errors only.
     set_enabled(Event::Error, true);
     let e = middle().unwrap_err();
-    let seq = e.seq().unwrap();
+    // The probes carry the low 32 bits of the sequence number.
+    let seq = e.seq().unwrap() as u32;
     e.handled();
     let seen = take();
     assert_eq!(
@@ -102,11 +103,12 @@ fn events_reach_the_tracer_only_while_enabled() {
     // Errors and hops; a location site (`Error::new`) is reported too.
     set_enabled(Event::Hop, true);
     let e = middle().unwrap_err();
-    let seq = e.seq().unwrap();
+    // The probes carry the low 32 bits of the sequence number.
+    let seq = e.seq().unwrap() as u32;
     e.handled();
     let new_line = line!() + 1;
     let other = errtrace::Error::new(ENODEV);
-    let other_seq = other.seq().unwrap();
+    let other_seq = other.seq().unwrap() as u32;
     other.handled();
     assert_eq!(
         take(),
@@ -138,7 +140,8 @@ fn events_reach_the_tracer_only_while_enabled() {
     let r: Result<u32> = leaf().during("reading");
     let hop_line = line!() - 1;
     let e = r.unwrap_err();
-    let seq = e.seq().unwrap();
+    // The probes carry the low 32 bits of the sequence number.
+    let seq = e.seq().unwrap() as u32;
     e.handled();
     let seen = take();
     assert_eq!(seen.len(), 2, "{seen:?}");

@@ -39,6 +39,8 @@ const READ_TRIES: u32 = 8;
 
 /// What a claimer writes into a slot.
 pub(crate) struct Fill<T: Sync + 'static> {
+    /// The event's code, and whatever else the recorder keeps beside it (its claim number's
+    /// high half).
     pub(crate) code: u32,
     pub(crate) cpu: u32,
     pub(crate) site: &'static T,
@@ -61,9 +63,9 @@ pub(crate) struct Copied<T: Sync + 'static, const H: usize> {
 pub(crate) enum CopyError {
     /// The slot never held an event.
     Empty,
-    /// The slot holds another event, `ahead` claims after the one asked for (`None`: an older
-    /// one, or one that cannot be told).
-    Other { ahead: Option<u32> },
+    /// The slot holds another event: its tag and code word (read consistently), from which
+    /// the recorder tells whether it is newer or older than the one asked for.
+    Other { tag: u32, code: u32 },
     /// Writers kept changing it.
     Busy,
 }
@@ -176,6 +178,12 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             first.end();
         }
         self.state.store(new, Ordering::Release);
+    }
+
+    /// The code word of the live event (owner only: it wrote the word, or took the slot over
+    /// with the error that did).
+    pub(crate) fn code_owned(&self) -> u32 {
+        self.code.load(Ordering::Relaxed)
     }
 
     /// Whether the slot holds the live event `tag`.
@@ -357,10 +365,7 @@ impl<T: Sync + 'static, const H: usize> Slot<T, H> {
             }
             let stored = s1 >> 16;
             if stored != tag {
-                let ahead = stored.wrapping_sub(tag) & 0xFFFF;
-                return Err(CopyError::Other {
-                    ahead: (ahead < 0x8000).then_some(ahead),
-                });
+                return Err(CopyError::Other { tag: stored, code });
             }
             let mut hops = [None; H];
             for (h, (loc, (ptr, len))) in hops.iter_mut().zip(raw.iter()) {

@@ -6,7 +6,7 @@ use super::*;
 /// A consistent copy of one event.
 #[derive(Clone, Copy, Debug)]
 pub struct Event<const H: usize = { crate::config::HOPS }> {
-    pub(super) seq: u32,
+    pub(super) seq: u64,
     pub(super) code: Code,
     pub(super) site: Option<SiteRef>,
     pub(super) loc: Option<&'static Location<'static>>,
@@ -17,14 +17,15 @@ pub struct Event<const H: usize = { crate::config::HOPS }> {
 }
 
 impl<const H: usize> Event<H> {
-    /// The event's sequence number (also in the error: [`Error::seq`](crate::Error::seq)).
-    pub fn seq(&self) -> u32 {
+    /// The event's sequence number (also in the error: [`Error::seq`](crate::Error::seq)):
+    /// its number in its shard and its slot, `number << 16 | slot`.
+    pub fn seq(&self) -> u64 {
         self.seq
     }
-    /// The event's number in its shard (the low 16 bits of the shard's count): what
+    /// The event's number in its shard (the shard's count of errors before it): what
     /// [`dump`] prints after `#`.
     pub fn number(&self) -> u32 {
-        self.seq >> 16
+        (self.seq >> 16) as u32
     }
     /// The error code.
     pub fn code(&self) -> Code {
@@ -86,7 +87,8 @@ pub(super) fn origin_of(
 pub enum Missing {
     /// The error was never recorded (every slot held a live error).
     Unrecorded,
-    /// The event was overwritten by newer ones (only possible for errors that no longer exist).
+    /// The event was overwritten by newer ones (only possible for errors that no longer exist):
+    /// its slot holds a later error's event now.
     Overwritten {
         /// How many newer events were recorded since in its shard.
         newer: u32,

@@ -5,19 +5,41 @@
 use super::*;
 
 impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S, P, N, H> {
-    /// Reads a consistent copy of the event `seq`.
-    pub(crate) fn read(&self, seq: u32) -> Result<Event<H>, Missing> {
-        let Some(slot) = self.slot(seq) else {
+    /// Reads a consistent copy of the event `seq` (`claim << 16 | index`).
+    pub(crate) fn read(&self, seq: u64) -> Result<Event<H>, Missing> {
+        let (Ok(claim), Ok(index)) = (u32::try_from(seq >> 16), u16::try_from(seq & 0xFFFF)) else {
             return Err(Missing::Unrecorded);
         };
-        let tag = seq >> 16;
-        match slot.copy(tag) {
+        let handle = ((claim & 0xFFFF) << 16) | u32::from(index);
+        let Some(slot) = self.slot(handle) else {
+            return Err(Missing::Unrecorded);
+        };
+        // The slot holds `stored`: the event asked for was overwritten if that is later.
+        let other = |stored: u32| {
+            if stored.wrapping_sub(claim) >= 1 << 31 {
+                return Missing::Unrecorded;
+            }
+            let shard = (usize::from(index) / P.max(1)) & S.wrapping_sub(1);
+            let head = self
+                .heads
+                .get(shard)
+                .map_or(0, |h| h.next.load(Ordering::Relaxed));
+            Missing::Overwritten {
+                newer: head.wrapping_sub(claim).wrapping_sub(1),
+            }
+        };
+        match slot.copy(claim & 0xFFFF) {
             Ok(c) => {
-                let Some(code) = Code::new((c.code & 0xFFF) as u16) else {
+                let Some(code) = Code::new((c.code & CODE_BITS) as u16) else {
                     return Err(Missing::Unrecorded);
                 };
+                // The same low half: the slot holds this claim, or one 2^16·k claims away.
+                let stored = (c.code & !CODE_BITS) | c.tag;
+                if stored != claim {
+                    return Err(other(stored));
+                }
                 Ok(Event {
-                    seq: (c.tag << 16) | (seq & 0xFFFF),
+                    seq: (u64::from(claim) << 16) | u64::from(index),
                     code,
                     site: c.site.map(|state| SiteRef { state }),
                     loc: c.loc,
@@ -28,18 +50,16 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
                 })
             }
             Err(CopyError::Busy) => Err(Missing::Busy),
-            Err(CopyError::Empty | CopyError::Other { ahead: None }) => Err(Missing::Unrecorded),
-            Err(CopyError::Other { ahead: Some(_) }) => {
-                let shard = ((seq & 0xFFFF) as usize / P.max(1)) & S.wrapping_sub(1);
-                let head = self
-                    .heads
-                    .get(shard)
-                    .map_or(0, |h| h.next.load(Ordering::Relaxed));
-                Err(Missing::Overwritten {
-                    newer: (head.wrapping_sub(tag) & 0xFFFF).wrapping_sub(1),
-                })
-            }
+            Err(CopyError::Empty) => Err(Missing::Unrecorded),
+            Err(CopyError::Other { tag, code }) => Err(other((code & !CODE_BITS) | tag)),
         }
+    }
+
+    /// Reads the event slot `index` holds with the claim number whose low half is `tag`.
+    fn read_tagged(&self, index: usize, tag: u32) -> Result<Event<H>, Missing> {
+        let slot = self.slots.get(index).ok_or(Missing::Unrecorded)?;
+        let high = slot.copy(tag).map_or(0, |c| c.code & !CODE_BITS);
+        self.read((u64::from(high | tag) << 16) | index as u64)
     }
 
     /// Calls `f` for each readable event, shard by shard: in each, first the live events older
@@ -56,7 +76,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
                 };
                 let age = (next & 0xFFFF).wrapping_sub(tag) & 0xFFFF;
                 if age > P as u32 {
-                    if let Ok(ev) = self.read((tag << 16) | index as u32) {
+                    if let Ok(ev) = self.read_tagged(index, tag) {
                         f(&ev);
                     }
                 }
@@ -65,7 +85,7 @@ impl<const S: usize, const P: usize, const N: usize, const H: usize> Recorder<S,
             let mut counter = if next >= P as u32 { first } else { 0 };
             while counter != next {
                 let index = base.wrapping_add(counter as usize & P.wrapping_sub(1));
-                let seq = ((counter & 0xFFFF) << 16) | index as u32;
+                let seq = (u64::from(counter) << 16) | index as u64;
                 if let Ok(ev) = self.read(seq) {
                     f(&ev);
                 }
@@ -82,12 +102,19 @@ pub fn for_each(f: impl FnMut(&Event)) {
     RECORDER.for_each(f)
 }
 
-/// Reads one event of the global recorder.
+/// Reads one event of the global recorder by its sequence number ([`Error::seq`],
+/// [`Event::seq`], [`Snapshot::seq`](crate::Snapshot::seq)).
+///
+/// A number kept after its error ended reads that error's event while the recorder still holds
+/// it, then [`Missing::Overwritten`]: never a later error's event (the number carries the whole
+/// claim count of its shard, which would have to wrap, 2^32 errors in one shard, to repeat).
 ///
 /// # Errors
 ///
 /// [`Missing`] when the event is not there.
+///
+/// [`Error::seq`]: crate::Error::seq
 #[cfg(not(loom))]
-pub fn read(seq: u32) -> Result<Event, Missing> {
+pub fn read(seq: u64) -> Result<Event, Missing> {
     RECORDER.read(seq)
 }
