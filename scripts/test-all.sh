@@ -335,6 +335,8 @@ step "tests with a kernel driver's features (no control language: dynamic_debug,
     cargo test -p errtrace --no-default-features --features macros,tracepoints,dyndbg --lib
 step "sink adapters (log, tracing)" \
     cargo test -p errtrace --features log,tracing --test test_sink_log --test test_sink_tracing
+step "#[trace] into anyhow::Result (the anyhow feature's Carrier)" \
+    cargo test -p errtrace --features anyhow --test test_carrier --test test_traced
 step "API docs build without warnings" env RUSTDOCFLAGS="-D warnings" cargo doc -p errtrace --no-deps
 step "tests without default features (no_std core)" \
     cargo test -p errtrace --no-default-features --lib --tests

@@ -14,10 +14,14 @@
 //! an `errtrace::Result`, the `TraceErrtrace` method (whose receiver needs no extra `&`, so
 //! Rust picks it first) converts the error with `From` as `?` would, then records a hop at the
 //! `?`'s location (the call carries the `?` token's span, and the method is
-//! `#[track_caller]`); otherwise `TraceOther` hands `expr` back. Converting first means the
-//! operand's type may still be inferred later (`Ok(n.try_into()?)`): every `?` that compiles
-//! without the attribute compiles with it. The success path only tests the result; the hop is
-//! written out of line, on `Err`.
+//! `#[track_caller]`); when it is a `Result` of another error type, `TraceCarrier` converts the
+//! same way and records the hop in the errtrace error the converted error carries
+//! (`errtrace::Carrier`: `anyhow::Error`, `io::Error`, `Box<dyn Error>`, `Traced<E>`, a user's
+//! type). A function that returns no `Result`, or a `Result` whose error type is no `Carrier`,
+//! does not compile, with a message naming what works: the attribute never compiles to
+//! nothing. Converting first means the operand's type may still be inferred later
+//! (`Ok(n.try_into()?)`). The success path only tests the result; the hop is written out of
+//! line, on `Err`.
 //!
 //! A function whose return type contains `impl Trait` (or is `const`) keeps the older rewrite,
 //! by the operand's type: `{ Hop(expr).__errtrace_hop() }?`, an inherent method for an
@@ -100,7 +104,7 @@ fn rewrite(sig: &syn::Signature, block: &mut syn::Block) {
     if by_return {
         let prologue: syn::Block = syn::parse_quote! {{
             #[allow(unused_imports)]
-            use ::errtrace::__private::{TraceErrtrace as _, TraceOther as _};
+            use ::errtrace::__private::{TraceCarrier as _, TraceErrtrace as _};
             let __errtrace_ret = ::errtrace::__private::Ret::new();
             #[allow(unreachable_code, clippy::diverging_sub_expression)]
             if false {
@@ -149,7 +153,7 @@ impl VisitMut for Rewriter {
                 let new: Expr = if self.by_return {
                     // `(&ret).__errtrace_q(x)` resolves to `TraceErrtrace` when the function
                     // returns an `errtrace::Result` (its receiver needs no extra `&`), else to
-                    // `TraceOther`, which hands `x` back. The marker's name has the prologue's
+                    // `TraceCarrier`, which hops in the errtrace error the result carries. The marker's name has the prologue's
                     // span (a `?` written by a `macro_rules!` macro has that macro's hygiene);
                     // the call has the `?`'s, for `#[track_caller]`.
                     let ret = syn::Ident::new("__errtrace_ret", Span::call_site());

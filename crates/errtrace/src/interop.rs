@@ -33,10 +33,14 @@
 //! e.handled();
 //! ```
 
+mod carrier;
 #[cfg(feature = "std")]
 mod io;
+mod traced;
+pub use carrier::Carrier;
 #[cfg(feature = "std")]
 pub use io::errno_of_kind;
+pub use traced::{Coded, Traced};
 
 use crate::code::{self, Code, InvalidErrno};
 use crate::error::Error;

@@ -179,7 +179,7 @@ pub use error::{Error, Result};
 #[cfg(not(loom))]
 pub use expect::{expecting, expecting_async, ScopeOutput};
 #[cfg(not(loom))]
-pub use interop::WithCode;
+pub use interop::{Carrier, Coded, Traced, WithCode};
 #[cfg(not(loom))]
 pub use raw::Expecting;
 #[cfg(not(loom))]
@@ -212,6 +212,12 @@ pub fn init() {
 /// Rewrites every `?` in a function's body so that each records a hop at its location (zero
 /// cost on the success path). Only the function's own body: `?` inside nested closures,
 /// `async` blocks and nested items is left alone.
+///
+/// The function returns an `errtrace::Result`, or a `Result` whose error type can carry an
+/// errtrace error (a [`Carrier`]: `io::Error`, `Box<dyn Error>`, [`Traced<E>`], `anyhow::Error`
+/// with the `anyhow` feature, your own enum): there the hop is recorded in the errtrace error
+/// the converted error carries. Any other return type is refused at compile time, with a
+/// message that says what works.
 #[cfg(feature = "macros")]
 pub use errtrace_macros::trace;
 
@@ -280,7 +286,7 @@ pub mod __private {
     /// `?` in a function that returns an `errtrace::Result`: converts the operand's error with
     /// `From` (as `?` would), then records a hop at the `?` unless the error was made right there
     /// by that conversion (its origin is then the `?`). Chosen by method resolution before
-    /// [`TraceOther`], whose receiver needs one more `&`.
+    /// [`TraceCarrier`], whose receiver needs one more `&`.
     pub trait TraceErrtrace {
         /// The operand, its error converted and hopped.
         #[track_caller]
@@ -303,17 +309,55 @@ pub mod __private {
         }
     }
 
-    /// `?` in any other function: the operand untouched.
-    pub trait TraceOther {
-        /// The operand.
-        fn __errtrace_q<X>(&self, x: X) -> X;
+    /// The marker of a `#[trace]` function that returns a `Result` of error type `F`.
+    #[diagnostic::on_unimplemented(
+        message = "`#[errtrace::trace]` on a function that does not return a `Result`: it records hops only where `?` returns one",
+        label = "this `?` returns no `Result`",
+        note = "remove the attribute: no `?` of this function can carry an errtrace error out of it"
+    )]
+    pub trait ReturnsErr<F> {}
+
+    impl<T, F> ReturnsErr<F> for &Ret<core::result::Result<T, F>> {}
+
+    /// `?` in a function that returns a `Result` of another error type `F`: converts the
+    /// operand's error with `From` (as `?` would), then records a hop in the errtrace error the
+    /// result carries ([`Carrier`](crate::Carrier)), if it carries one, unless it was made right
+    /// there. A function whose return type is no `Result`, or whose error type is no `Carrier`,
+    /// is refused (the bounds are the method's, so the error names them).
+    pub trait TraceCarrier {
+        /// The operand, its error converted and hopped.
+        #[track_caller]
+        fn __errtrace_q<U, E, F>(
+            &self,
+            r: core::result::Result<U, E>,
+        ) -> core::result::Result<U, F>
+        where
+            Self: ReturnsErr<F>,
+            F: From<E> + crate::Carrier;
     }
 
-    impl<R> TraceOther for &Ret<R> {
+    impl<R> TraceCarrier for &Ret<R> {
+        #[track_caller]
         #[inline(always)]
-        fn __errtrace_q<X>(&self, x: X) -> X {
-            x
+        fn __errtrace_q<U, E, F>(&self, r: core::result::Result<U, E>) -> core::result::Result<U, F>
+        where
+            Self: ReturnsErr<F>,
+            F: From<E> + crate::Carrier,
+        {
+            match r {
+                Ok(v) => Ok(v),
+                Err(e) => Err(carried(F::from(e), Location::caller())),
+            }
         }
+    }
+
+    /// Records the hop at `at` in the errtrace error `f` carries (out of line: the error path).
+    #[inline(never)]
+    fn carried<F: crate::Carrier>(mut f: F, at: &'static Location<'static>) -> F {
+        if let Some(e) = f.errtrace_mut() {
+            e.hop_unless_made_at(at);
+        }
+        f
     }
 
     #[cfg(feature = "registry")]

@@ -242,6 +242,12 @@ impl Error {
         Error(hop_bits(this.0, location, None, true))
     }
 
+    /// Records a hop at `location`, unless the error was made there (then the origin is it).
+    #[inline]
+    pub(crate) fn hop_unless_made_at(&mut self, location: &'static Location<'static>) {
+        self.0 = hop_bits(self.0, location, None, true);
+    }
+
     /// Records a hop at `location` with an optional static message.
     #[inline]
     pub fn hop_at(&mut self, location: &'static Location<'static>, message: Option<&'static str>) {
