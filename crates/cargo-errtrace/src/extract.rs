@@ -62,7 +62,11 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
             w.out.struct_fields = w
                 .fields
                 .iter()
-                .flat_map(|(s, fs)| fs.iter().map(move |f| (s.clone(), f.name.clone(), f.ty.clone())))
+                .flat_map(|(s, fs)| {
+                    fs.iter()
+                        .filter(|f| !f.ty.is_empty())
+                        .map(move |f| (s.clone(), f.name.clone(), f.ty.clone()))
+                })
                 .collect();
             w.variants = enum_variants(&ast);
             w.expansions = macro_items::expand(&ast);
@@ -104,6 +108,14 @@ struct FnCtx {
     c_abi: bool,
 }
 
+/// The error a `match` arm binds (`Err(e) => …` on `call()`): `Err(e)` there re-throws the
+/// call's error, except the codes that earlier arms handle by name.
+struct Rethrow {
+    binding: String,
+    callee: Callee,
+    handled: Vec<String>,
+}
+
 struct Walker<'n, 't> {
     /// The parsed text (spans' byte ranges index into it).
     text: &'t str,
@@ -130,8 +142,8 @@ struct Walker<'n, 't> {
     /// Per open block: the names the earlier statements that log mention (`dev_err!(dev,
     /// "…", ret)`, `if ret < 0 { dev_err!(…) }`): a log about that value.
     logged_values: Vec<Vec<String>>,
-    /// `match call() { Err(e) => … }`: (binding, callee) while inside such an arm.
-    rethrow: Vec<(String, Callee)>,
+    /// `match call() { Err(e) => … }`: the binding while inside such an arm.
+    rethrow: Vec<Rethrow>,
     test_depth: u32,
     /// Inside a macro body that was parsed as code.
     macro_depth: u32,
@@ -380,6 +392,7 @@ impl<'n, 't> Walker<'n, 't> {
                 allocation,
                 guard,
                 init_args: Vec::new(),
+                handled: Vec::new(),
             });
         }
     }

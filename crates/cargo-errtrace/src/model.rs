@@ -241,6 +241,9 @@ pub struct Site {
     /// when the callee takes a fallible initialiser there ([`FnSummary::init_params`]), the
     /// argument's error leaves through this call too (`Devres::new(dev, Sgt::new(…))`).
     pub init_args: Vec<(u32, Callee)>,
+    /// For a re-thrown error (`Err(e) => return Err(e)`): the codes that arms before it handle
+    /// by name (`Err(ERANGE) => continue`), which therefore never leave here.
+    pub handled: Vec<String>,
 }
 
 /// Codes a driver hands back on purpose, which nobody waits to read about: a deferral

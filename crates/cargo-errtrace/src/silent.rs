@@ -81,6 +81,15 @@ pub(crate) fn chains(
     let mut stamp: Vec<u32> = vec![u32::MAX; n];
     let mut parent: Vec<Hop> = vec![(FnId::MAX, 0); n];
     let mut queue: VecDeque<FnId> = VecDeque::new();
+    // Each function's callers: (caller, its call site), the edges reversed.
+    let mut callers: Vec<Vec<Hop>> = vec![Vec::new(); n];
+    for (p, out) in edges.iter().enumerate() {
+        for &(t, site) in out {
+            if let Some(c) = callers.get_mut(t as usize) {
+                c.push((p as FnId, site));
+            }
+        }
+    }
     for (bi, &b) in boundaries.iter().enumerate() {
         let mark = bi as u32;
         if let Some(s) = stamp.get_mut(b as usize) {
@@ -91,7 +100,16 @@ pub(crate) fn chains(
         queue.push_back(b);
         while let Some(f) = queue.pop_front() {
             for o in origins.get(f as usize).map(Vec::as_slice).unwrap_or(&[]) {
-                let up = walk_up(&parent, f, b, n);
+                let mut up = walk_up(&parent, f, b, n);
+                // The search tree's path handles this origin's code: another path that does
+                // not, among the functions this search reached, or none.
+                if let Some(code) = handled_on(index, edges, f, o, &up) {
+                    let reached = |p: FnId| p == b || stamp.get(p as usize) == Some(&mark);
+                    match path_avoiding(index, &callers, reached, &is_entry, f, b, code) {
+                        Some(other) => up = other,
+                        None => continue,
+                    }
+                }
                 if let Some(finding) = chain_finding(index, kinds, edges, b, f, o, &up) {
                     findings.push(finding);
                 }
@@ -124,6 +142,9 @@ pub(crate) fn chains(
                 let mut up = hops.clone();
                 up.push((f, site));
                 up.extend_from_slice(&up_from_f);
+                if handled_on(index, edges, *at, o, &up).is_some() {
+                    continue;
+                }
                 if let Some(finding) = chain_finding(index, kinds, edges, b, *at, o, &up) {
                     findings.push(finding);
                 }
@@ -131,6 +152,76 @@ pub(crate) fn chains(
         }
     }
     findings
+}
+
+/// The code of origin `o` (in `at`) when a hop of `up` handles it by name (`Err(ERANGE) =>
+/// continue` before the arm that re-throws): the error never leaves through that caller, unless
+/// another of its calls of the same function passes it on.
+fn handled_on<'i>(
+    index: &'i Index<'_>,
+    edges: &[Vec<Hop>],
+    at: FnId,
+    o: &Origin,
+    up: &[Hop],
+) -> Option<&'i str> {
+    let code = index.func(at)?.sites.get(o.site as usize)?.errno.as_deref()?;
+    let mut cur = at;
+    for &(p, _) in up {
+        let pf = index.func(p)?;
+        let mut through = edges
+            .get(p as usize)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|(t, _)| *t == cur)
+            .filter_map(|(_, s)| pf.sites.get(*s as usize));
+        if through.all(|x| x.handled.iter().any(|h| h == code)) {
+            return Some(code);
+        }
+        cur = p;
+    }
+    None
+}
+
+/// A path from `f` up to the boundary `b` through functions the search `reached`, none of whose
+/// call sites handles `code` by name: breadth-first over the callers, innermost hop first.
+fn path_avoiding(
+    index: &Index<'_>,
+    callers: &[Vec<Hop>],
+    reached: impl Fn(FnId) -> bool,
+    is_entry: &impl Fn(FnId, FnId) -> bool,
+    f: FnId,
+    b: FnId,
+    code: &str,
+) -> Option<Vec<Hop>> {
+    // For each caller found: the function below it and the call site.
+    let mut came_from: HashMap<FnId, Hop> = HashMap::new();
+    let mut queue = VecDeque::from([f]);
+    while let Some(cur) = queue.pop_front() {
+        if cur == b {
+            let mut up = Vec::new();
+            let mut at = b;
+            while at != f {
+                let &(below, s) = came_from.get(&at)?;
+                up.push((at, s));
+                at = below;
+            }
+            up.reverse();
+            return Some(up);
+        }
+        for &(p, s) in callers.get(cur as usize).map(Vec::as_slice).unwrap_or(&[]) {
+            let handles = index
+                .func(p)
+                .and_then(|pf| pf.sites.get(s as usize))
+                .is_some_and(|x| x.handled.iter().any(|h| h == code));
+            if handles || !reached(p) || is_entry(p, cur) || p == f || came_from.contains_key(&p) {
+                continue;
+            }
+            came_from.insert(p, (cur, s));
+            queue.push_back(p);
+        }
+    }
+    None
 }
 
 /// The hops from `f` up to the boundary `b` in one search's parent tree.
@@ -206,6 +297,7 @@ fn chain_finding(
         let pf = index.func(p)?;
         let pfile = index.file_of(p)?;
         let ps = pf.sites.get(s as usize)?;
+
         // The parent's other unlogged calls of the same function.
         let mut also_at: Vec<u32> = edges
             .get(p as usize)

@@ -191,6 +191,31 @@ fn a_symlinked_file_is_mentioned_not_skipped_silently() {
     assert_eq!(v["files"], 1);
 }
 
+/// Many symbolic links (a module folder that links errtrace's sources, as the kernel chapter's
+/// layout does) give one note that counts them, not one note per link; the JSON lists each.
+#[cfg(unix)]
+#[test]
+fn many_symlinked_files_are_one_note() {
+    let dir = std::env::temp_dir().join(format!("errtrace-audit-links-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(common::fixtures().join("silent_chain.rs"), dir.join("real.rs")).unwrap();
+    for i in 0..5 {
+        std::os::unix::fs::symlink(dir.join("real.rs"), dir.join(format!("l{i}.rs"))).unwrap();
+    }
+    let (code, out, _) = run(&["audit", &dir.display().to_string(), "--color", "never"]);
+    let (_, json, _) = run(&["audit", &dir.display().to_string(), "--format", "json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0);
+    let notes: Vec<&str> = out.lines().filter(|l| l.starts_with("note: skipped")).collect();
+    assert_eq!(
+        notes,
+        ["note: skipped 5 files (l0.rs, l1.rs, l2.rs and 2 more): a symbolic link, not followed (audit its target's directory)"],
+        "{out}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["skipped"].as_array().map(Vec::len), Some(5));
+}
+
 /// A file larger than the audit analyses (a generated table of tens of megabytes) is reported
 /// as not analysed, and the rest of the tree is audited (issue 15, item 5: a 50 MB file took
 /// 53 s and 7.8 GB).

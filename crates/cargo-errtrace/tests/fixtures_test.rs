@@ -83,6 +83,11 @@ const EXPECTED: &[Row] = &[
     ("swallowed_into_none.rs", 0, 0, 1, 1, 0, 2, 1),
     ("swallowed_build_error.rs", 0, 0, 0, 0, 0, 0, 0),
     ("handled_const_pattern.rs", 0, 0, 0, 0, 0, 0, 0),
+    ("unsafe_value.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("pin_init_method_initialiser.rs", 2, 0, 0, 0, 0, 3, 0),
+    ("index_receiver.rs", 2, 0, 0, 0, 0, 7, 0),
+    ("errtrace_boundary.rs", 0, 0, 0, 0, 0, 3, 0),
+    ("handled_code_arm.rs", 2, 0, 0, 0, 0, 5, 0),
     ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
     ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic_no_std.rs", 0, 0, 0, 1, 0, 0, 0),
@@ -697,4 +702,51 @@ fn receivers_typed_by_fields_values_and_bounds() {
 #[test]
 fn iterator_items_have_the_item_type() {
     assert_finding_lines("iterator_item.rs", &[8]);
+}
+
+/// `unsafe { map_regs(…) }?` passes on the call's error as `unsafe { map_irq(…)? }` does: both
+/// origins are found (a coprocessor driver measured blind mapped its registers the first way).
+#[test]
+fn the_value_of_an_unsafe_block_is_its_calls() {
+    assert_finding_lines("unsafe_value.rs", &[8, 15]);
+}
+
+/// A box's pin-init constructor fails with its initialiser's error whether the initialiser is
+/// a method call or a local holding one: the map's ENXIO and the IRQ's EBUSY are origins, not
+/// allocations the allocator reports.
+#[test]
+fn a_pin_init_constructor_fails_with_any_initialisers_error() {
+    assert_finding_lines("pin_init_method_initialiser.rs", &[10, 18]);
+}
+
+/// `self.endpoints[i].start()` and `self.ports[i].lock().start()` are the element type's
+/// methods: the origins are found, not "3 in-tree candidates".
+#[test]
+fn an_element_of_a_field_has_the_element_type() {
+    assert_finding_lines("index_receiver.rs", &[7, 46]);
+}
+
+/// `errtrace::boundary` reports what reaches it unreported: no finding at it, without any
+/// configuration (the project's own demo module had one).
+#[test]
+fn errtrace_boundary_is_known_as_reporting() {
+    assert_finding_lines("errtrace_boundary.rs", &[]);
+}
+
+/// `Err(ERANGE) => continue` before `Err(e) => break Err(e)` handles ERANGE: its chain is the
+/// one through `peek`, which passes it on, never the one through the loop (nova-core's GSP
+/// queue, Linux 7.3); EIO still leaves through the loop.
+#[test]
+fn a_code_an_arm_handles_does_not_leave_through_it() {
+    let r = common::audit_fixture("handled_code_arm.rs");
+    let chain_of = |line: u32| -> Vec<u32> {
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.line == line)
+            .unwrap_or_else(|| panic!("{:?}", r.findings));
+        f.chain.iter().map(|s| s.line).collect()
+    };
+    assert_eq!(chain_of(10), [10, 30, 49], "ERANGE through peek only");
+    assert_eq!(chain_of(13), [13, 24, 38], "EIO through the loop");
 }

@@ -28,6 +28,11 @@ pub const RESULT_EXT: &[(&str, Role)] = &[
     ("handled_ok", Role::Handles),
 ];
 
+/// The functions that end an error's way at a boundary ([`boundary`](crate::boundary),
+/// [`boundary_errno`](crate::boundary_errno)): each reports an error that reaches it unreported
+/// (at its policy's level), so what they return has been said once.
+pub const REPORTING_FUNCTIONS: &[&str] = &["boundary", "boundary_errno"];
+
 /// The `ResultExt` methods that log the error.
 pub fn logging_methods() -> impl Iterator<Item = &'static str> {
     RESULT_EXT

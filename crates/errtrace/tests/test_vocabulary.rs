@@ -1,6 +1,6 @@
 //! Every method of `ResultExt` is in `errtrace::vocabulary::RESULT_EXT`, the list the audit tool
-//! reads to know which calls log and which pass the error on (issue 15, item 4: `.not_expected()`
-//! was missing from the audit's list, which made it report a chain that was logged).
+//! reads to know which calls log and which pass the error on (`.not_expected()` was once
+//! missing from the audit's list, which made it report a chain that was logged).
 
 use std::collections::BTreeSet;
 
@@ -35,4 +35,22 @@ fn logging_methods_include_not_expected_and_or_log() {
         assert!(logs.contains(&m), "{m} logs");
     }
     assert!(!logs.contains(&"trace"));
+}
+
+/// The reporting functions are the public `pub fn`s of `boundary.rs` (read from the source, so
+/// a new one cannot be forgotten by the audit).
+#[test]
+fn every_boundary_function_is_a_reporting_function() {
+    let src =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/boundary.rs")).unwrap();
+    let declared: BTreeSet<String> = src
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub fn "))
+        .map(|l| l.split(['(', '<']).next().unwrap().to_string())
+        .collect();
+    let listed: BTreeSet<String> = errtrace::vocabulary::REPORTING_FUNCTIONS
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(declared, listed);
 }

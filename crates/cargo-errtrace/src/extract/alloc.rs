@@ -62,7 +62,7 @@ pub(super) fn gfp_call(e: &Expr) -> bool {
     let init_call = |name: &str, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>| {
         name.contains("init") && initialiser_arg(args).is_some()
     };
-    match strip(e) {
+    match super::syntax::block_value(e) {
         Expr::MethodCall(m) if crate::logging::passes_through(&m.method.to_string()) => gfp_call(&m.receiver),
         Expr::MethodCall(m) => !init_call(&m.method.to_string(), &m.args) && m.args.iter().any(mentions_gfp),
         Expr::Call(c) => match strip(&c.func) {
@@ -74,7 +74,7 @@ pub(super) fn gfp_call(e: &Expr) -> bool {
 }
 
 /// Names a `GFP_…` flag and not `__GFP_NOWARN`.
-fn mentions_gfp(e: &Expr) -> bool {
+pub(super) fn mentions_gfp(e: &Expr) -> bool {
     struct Flags {
         gfp: bool,
         nowarn: bool,

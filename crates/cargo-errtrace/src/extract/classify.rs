@@ -18,20 +18,30 @@ impl Walker<'_, '_> {
     /// The declared type of `self.field` (the enclosing impl's struct, in this file), or of
     /// the contents of a lock or guarded container in one, reached through its accessor
     /// (`self.manager.lock()` with `manager: Mutex<Manager>` → `Manager`).
+    /// An element of such a field (`self.endpoints[i]`, `self.endpoints[i].lock()`) has the
+    /// collection's element type, or its contents.
     pub(super) fn field_type(&self, recv: &Expr) -> Option<String> {
         if let Expr::MethodCall(m) = recv {
             let method = m.method.to_string();
-            let ty = self
-                .self_field(strip(&m.receiver))?
-                .contents
+            let contents = match strip(&m.receiver) {
+                Expr::Index(ix) => &self.self_field(strip(&ix.expr))?.elem_contents,
+                field => &self.self_field(field)?.contents,
+            };
+            let ty = contents
                 .as_ref()
                 .filter(|(methods, _)| methods.contains(&method.as_str()))?
                 .1
                 .clone();
             return (!self.is_generic(&ty)).then_some(ty);
         }
-        let ty = self.self_field(recv)?.ty.clone();
-        (!self.is_generic(&ty)).then_some(ty)
+        let ty = match recv {
+            Expr::Index(ix) => match self.self_field(strip(&ix.expr))?.elems.as_slice() {
+                [Some(elem)] => elem.clone(),
+                _ => return None,
+            },
+            field => self.self_field(field)?.ty.clone(),
+        };
+        (!ty.is_empty() && !self.is_generic(&ty)).then_some(ty)
     }
 
     /// The declaration of `self.field`, if the enclosing impl's struct is in this file.
@@ -149,6 +159,14 @@ impl Walker<'_, '_> {
                 Expr::Paren(p) => cur = &p.expr,
                 Expr::Group(g) => cur = &g.expr,
                 Expr::Await(a) => cur = &a.base,
+                // `unsafe { map_regs(…) }?`: the block's value is its tail expression's.
+                Expr::Unsafe(_) | Expr::Block(_) => {
+                    let value = block_value(cur);
+                    if std::ptr::eq(value, cur) {
+                        return (None, attached);
+                    }
+                    cur = value;
+                }
                 Expr::MethodCall(m) => {
                     // `names.map(|n| config(n)?.set(dev)).transpose()?`: an `Option` of a
                     // `Result` turned inside out; the error is the closure's value's (its `?`s
@@ -267,6 +285,11 @@ impl Walker<'_, '_> {
                         cur = init;
                         continue;
                     }
+                    // `let init = Irq::request(9); KBox::try_pin_init(init, GFP_KERNEL)?`: the
+                    // call that made the initialiser.
+                    if let Some((t, a)) = self.local_initialiser(c) {
+                        return (Some(t), attached || a);
+                    }
                     // `pin_init::raw_try_init(slot, init)?` with `init` the function's own
                     // initialiser parameter: it runs its caller's initialiser, whose error is
                     // linked where each caller passes one (`init_args`), not made here.
@@ -277,7 +300,7 @@ impl Walker<'_, '_> {
                     {
                         return (None, attached);
                     }
-                    if self.names.is_log_function(&last) {
+                    if self.names.is_log_function(&last) || reporting_function(&segs) {
                         return (Some(Target::Made), true);
                     }
                     if self.names.is_origin_function(&last) {
@@ -458,6 +481,30 @@ impl Walker<'_, '_> {
         latest(&self.item_locals, &local_name(recv)?).cloned()
     }
 
+    /// The call that made the initialiser a box's or `Arc`'s pin-init constructor is given as a
+    /// local (`let init = Irq::request(9); KBox::try_pin_init(init, GFP_KERNEL)`), and whether
+    /// a log is attached to it.
+    pub(super) fn local_initialiser(&self, c: &syn::ExprCall) -> Option<(Target, bool)> {
+        let name = initialiser_local(c)?;
+        self.result_locals
+            .iter()
+            .rev()
+            .find(|(n, ..)| *n == name)
+            .map(|(_, t, a)| (t.clone(), *a))
+    }
+
+    /// Whether the `?`-ed expression (through pass-through adapters) is a pin-init constructor
+    /// whose initialiser is such a local: its error is the initialiser's, not the allocator's.
+    pub(super) fn runs_local_initialiser(&self, e: &Expr) -> bool {
+        match block_value(e) {
+            Expr::MethodCall(m) if crate::logging::passes_through(&m.method.to_string()) => {
+                self.runs_local_initialiser(&m.receiver)
+            }
+            Expr::Call(c) => self.local_initialiser(c).is_some(),
+            _ => false,
+        }
+    }
+
     /// The call whose value a plain local receiver holds (`hal` in `hal.boot(…)` after `let hal
     /// = gsp_hal(chip);`).
     pub(super) fn value_local(&self, recv: &Expr) -> Option<Vec<String>> {
@@ -575,8 +622,9 @@ impl Walker<'_, '_> {
         }
     }
 
-    /// `Err(e)` (or `Err(e.into())`) where `e` is the error of a matched call: that call.
-    pub(super) fn rethrown_callee(&self, e: &Expr) -> Option<Callee> {
+    /// `Err(e)` (or `Err(e.into())`) where `e` is the error of a matched call: that call, and
+    /// the codes earlier arms handle.
+    pub(super) fn rethrown_callee(&self, e: &Expr) -> Option<(Callee, Vec<String>)> {
         let Expr::Call(c) = strip(e) else { return None };
         let Expr::Path(fp) = strip(&c.func) else {
             return None;
@@ -595,8 +643,8 @@ impl Walker<'_, '_> {
         self.rethrow
             .iter()
             .rev()
-            .find(|(b, _)| *b == name)
-            .map(|(_, callee)| callee.clone())
+            .find(|r| r.binding == name)
+            .map(|r| (r.callee.clone(), r.handled.clone()))
     }
 
     /// An origin function's error whose value an earlier log of the function mentioned:
@@ -647,4 +695,12 @@ fn transposed_fn(m: &syn::ExprMethodCall) -> Option<&syn::ExprPath> {
         Some(Expr::Path(p)) if p.qself.is_none() => Some(p),
         _ => None,
     }
+}
+
+/// `errtrace::boundary(…)` (or `boundary(…)` imported): errtrace's own functions that report
+/// an error reaching them unreported, known without configuration.
+fn reporting_function(segs: &[String]) -> bool {
+    let Some(last) = segs.last() else { return false };
+    errtrace::vocabulary::REPORTING_FUNCTIONS.contains(&last.as_str())
+        && (segs.len() == 1 || segs.len() == 2 && segs[0] == "errtrace")
 }

@@ -4,15 +4,16 @@
 use syn::{Expr, Stmt};
 
 use super::syntax::*;
-use super::{guard, idents_of, walk, Walker};
+use super::{guard, idents_of, walk, Rethrow, Walker};
 use crate::model::*;
 
 impl Walker<'_, '_> {
     /// A returned expression (`return e` or a tail), with the block's "logged before" flag.
     pub(super) fn returned(&mut self, e: &Expr, p: Pos, how: How, before: bool) {
         // `Err(e)` where `e` is the error of a matched call: the call's error passes on.
-        if let Some(callee) = self.rethrown_callee(e) {
+        if let Some((callee, handled)) = self.rethrown_callee(e) {
             self.push_site_with_before(p, How::Rethrow, Target::Call(callee), false, before);
+            self.note_handled(handled);
             return;
         }
         let (target, attached) = self.classify(e);
@@ -59,6 +60,13 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Records, on the site just pushed (a re-throw), the codes handled before it.
+    pub(super) fn note_handled(&mut self, handled: Vec<String>) {
+        if let Some(site) = self.active_fn().and_then(|ctx| ctx.summary.sites.last_mut()) {
+            site.handled = handled;
+        }
+    }
+
     /// Records, on the site just pushed, the errno that `e` (the error made there) names.
     pub(super) fn note_errno(&mut self, e: &Expr) {
         let errno = errno_named(e);
@@ -98,10 +106,14 @@ impl Walker<'_, '_> {
             }
             Expr::Match(m) => {
                 let scrutinee = self.callee_of(strip(&m.expr)).map(|(c, _)| c);
-                for arm in &m.arms {
+                for (k, arm) in m.arms.iter().enumerate() {
                     let bound = match (&scrutinee, err_pattern(&arm.pat)) {
                         (Some(c), Some(Some(b))) => {
-                            self.rethrow.push((b, c.clone()));
+                            self.rethrow.push(Rethrow {
+                                binding: b,
+                                callee: c.clone(),
+                                handled: handled_codes(&m.arms[..k]),
+                            });
                             true
                         }
                         _ => false,

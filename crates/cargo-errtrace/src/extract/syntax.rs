@@ -25,44 +25,49 @@ pub(super) fn has_c_abi(sig: &syn::Signature) -> bool {
 /// element's type names ([`collection_elems`]).
 pub(super) struct Field {
     pub(super) name: String,
+    /// The field's type name; empty for an array or slice (see `elems`).
     pub(super) ty: String,
     pub(super) contents: Option<(&'static [&'static str], String)>,
     pub(super) elems: Vec<Option<String>>,
+    /// The contents of a collection's element that is a lock or guarded container
+    /// (`KVec<Mutex<Endpoint>>`: `self.endpoints[i].lock()` → `Endpoint`).
+    pub(super) elem_contents: Option<(&'static [&'static str], String)>,
 }
 
 /// Collections whose items a `for` loop binds (`KVVec<(Arc<Process>, DLArc<Msg>)>`).
 const COLLECTIONS: &[&str] = &["Vec", "KVec", "KVVec", "VVec", "VecDeque", "ArrayVec"];
 
+/// The element type of a collection, slice or array (`KVVec<(Arc<Process>, DLArc<Msg>)>` →
+/// `(Arc<Process>, DLArc<Msg>)`), through references.
+fn collection_elem(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => collection_elem(&r.elem),
+        syn::Type::Slice(s) => Some(&s.elem),
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                return None;
+            };
+            if !COLLECTIONS.contains(&last.ident.to_string().as_str()) {
+                return None;
+            }
+            a.args.iter().find_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The type names of a collection's element, one per tuple field (`KVVec<(Arc<Process>,
 /// DLArc<Msg>)>` → `[Process, Msg]`), or the element's alone; empty for anything else.
 pub(super) fn collection_elems(ty: &syn::Type) -> Vec<Option<String>> {
-    let elem = match ty {
-        syn::Type::Reference(r) => return collection_elems(&r.elem),
-        syn::Type::Slice(s) => &*s.elem,
-        syn::Type::Array(a) => &*a.elem,
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return Vec::new();
-            };
-            let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
-                return Vec::new();
-            };
-            if !COLLECTIONS.contains(&last.ident.to_string().as_str()) {
-                return Vec::new();
-            }
-            let Some(t) = a.args.iter().find_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            }) else {
-                return Vec::new();
-            };
-            t
-        }
-        _ => return Vec::new(),
-    };
-    match elem {
-        syn::Type::Tuple(t) => t.elems.iter().map(param_type_name).collect(),
-        other => vec![param_type_name(other)],
+    match collection_elem(ty) {
+        Some(syn::Type::Tuple(t)) => t.elems.iter().map(param_type_name).collect(),
+        Some(other) => vec![param_type_name(other)],
+        None => Vec::new(),
     }
 }
 
@@ -96,11 +101,19 @@ pub(super) fn struct_fields(file: &syn::File) -> HashMap<String, Vec<Field>> {
                     .named
                     .iter()
                     .filter_map(|f| {
+                        let elems = collection_elems(&f.ty);
+                        // An array or slice names no type of its own; its elements do.
+                        let ty = match param_type_name(&f.ty) {
+                            Some(ty) => ty,
+                            None if !elems.is_empty() => String::new(),
+                            None => return None,
+                        };
                         Some(Field {
                             name: f.ident.as_ref()?.to_string(),
-                            ty: param_type_name(&f.ty)?,
+                            ty,
                             contents: contents_type(&f.ty),
-                            elems: collection_elems(&f.ty),
+                            elems,
+                            elem_contents: collection_elem(&f.ty).and_then(contents_type),
                         })
                     })
                     .collect();
@@ -392,6 +405,8 @@ pub(super) fn is_self(e: &Expr) -> bool {
     matches!(e, Expr::Path(p) if p.path.is_ident("self"))
 }
 
+/// `e` without parentheses, groups and `.await` (an `unsafe` block's value is
+/// [`block_value`]'s).
 pub(super) fn strip(mut e: &Expr) -> &Expr {
     loop {
         match e {
@@ -830,11 +845,35 @@ fn fallible_init(seg: &syn::PathSegment) -> bool {
 /// that is a call of a path (`KBox::pin_init(Dev::new(…), GFP_KERNEL)`, `Coherent::init(dev,
 /// GFP_KERNEL, Args::new(…))`).
 pub(super) fn initialiser_arg(args: &Punctuated<Expr, syn::Token![,]>) -> Option<&Expr> {
-    [args.first(), args.last()]
+    let path_call = [args.first(), args.last()]
         .into_iter()
         .flatten()
-        .map(strip)
-        .find(|a| matches!(a, Expr::Call(c) if matches!(strip(&c.func), Expr::Path(_))))
+        .map(block_value)
+        .find(|a| matches!(a, Expr::Call(c) if matches!(strip(&c.func), Expr::Path(_))));
+    if path_call.is_some() {
+        return path_call;
+    }
+    // `KBox::pin_init(req.iomap_sized::<N>(), GFP_KERNEL)`: a box's or `Arc`'s constructor
+    // takes `(init, flags)`, so its first argument is the initialiser however it is written.
+    match args.iter().collect::<Vec<_>>().as_slice() {
+        [init, flags] if super::alloc::mentions_gfp(flags) => match block_value(init) {
+            m @ Expr::MethodCall(_) => Some(m),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A box's or `Arc`'s pin-init constructor given its initialiser as a local (`let init =
+/// Irq::request(9); KBox::try_pin_init(init, GFP_KERNEL)`): the local's name.
+pub(super) fn initialiser_local(c: &syn::ExprCall) -> Option<String> {
+    if !matches!(pin_init_runner(c)?, Runner::Constructor) {
+        return None;
+    }
+    match c.args.iter().collect::<Vec<_>>().as_slice() {
+        [init, flags] if super::alloc::mentions_gfp(flags) => local_name(strip(init)),
+        _ => None,
+    }
 }
 
 /// A type's pin-init constructor (`KBox::pin_init(…)`, `Arc::init(…)`: a name of
@@ -918,4 +957,24 @@ pub(super) fn made_at(e: &Expr) -> Pos {
         Expr::MethodCall(m) if m.method == "ok_or" || m.method == "ok_or_else" => pos(m.method.span()),
         other => pos(syn::spanned::Spanned::span(other)),
     }
+}
+
+/// The codes that `match` arms handle by name, without a guard (`Err(ERANGE) => continue`,
+/// `Err(code::EAGAIN) => …`): an arm after them never sees those errors.
+pub(super) fn handled_codes(arms: &[syn::Arm]) -> Vec<String> {
+    arms.iter()
+        .filter(|a| a.guard.is_none())
+        .filter_map(|a| match &a.pat {
+            Pat::TupleStruct(ts) if last_seg(&ts.path) == "Err" && ts.elems.len() == 1 => {
+                match ts.elems.first()? {
+                    Pat::Ident(i) if i.subpat.is_none() && is_const_name(&i.ident.to_string()) => {
+                        Some(i.ident.to_string())
+                    }
+                    Pat::Path(p) => Some(last_seg(&p.path)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect()
 }

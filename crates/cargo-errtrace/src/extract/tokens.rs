@@ -264,7 +264,7 @@ impl Walker<'_, '_> {
         }
         let owner = self.init_struct.as_ref()?;
         let ty = &self.fields.get(owner)?.iter().find(|f| f.name == name)?.ty;
-        (!self.is_generic(ty)).then(|| ty.clone())
+        (!ty.is_empty() && !self.is_generic(ty)).then(|| ty.clone())
     }
 
     /// Walk back from a `?` at `q` over `.adapter(…)` calls to the called name.

@@ -8,7 +8,7 @@ use super::alloc::{allocating_call, gfp_call, null_checked_local};
 use super::guard::guard_call;
 use super::inspect::{BodyInfo, BodyInspector};
 use super::syntax::*;
-use super::{idents_of, ImplCtx, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
+use super::{idents_of, ImplCtx, Rethrow, Walker, OPTION_CLOSURE_ADAPTERS, QUOTE_MACROS};
 use crate::findings::Kind;
 use crate::logging::PANIC_MACROS;
 use crate::model::*;
@@ -296,7 +296,8 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             // `to_result(ret)?` after a log about `ret`.
             let attached = attached || self.value_logged_before(&t.expr);
             if let Some(target) = target {
-                self.gfp_call = gfp_call(&t.expr) || self.null_allocation(&t.expr);
+                self.gfp_call = (gfp_call(&t.expr) && !self.runs_local_initialiser(&t.expr))
+                    || self.null_allocation(&t.expr);
                 self.guard_call = guard_call(&t.expr);
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
                 self.gfp_call = false;
@@ -333,7 +334,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // loop re-throws f's error, a hop like `return Err(e)`.
         if let Some(e) = &b.expr {
             if self.test_depth == 0 && !self.fns.is_empty() {
-                if let Some(callee) = self.rethrown_callee(e) {
+                if let Some((callee, handled)) = self.rethrown_callee(e) {
                     let before = self.before_flag();
                     self.push_site_with_before(
                         pos(b.break_token.span),
@@ -342,6 +343,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                         false,
                         before,
                     );
+                    self.note_handled(handled);
                 }
             }
         }
@@ -394,7 +396,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         // `match A::realloc(…) { Err(_) => ptr, … }`: a failed allocation is the allocator's to
         // report; going on without the memory loses nothing.
         let allocation = allocating_call(strip(&m.expr));
-        for arm in &m.arms {
+        for (k, arm) in m.arms.iter().enumerate() {
             let pat = err_pattern(&arm.pat);
             if let Some(binding) = &pat {
                 if arm.guard.is_none() {
@@ -439,7 +441,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             }
             let bound = match (&scrutinee, pat) {
                 (Some(c), Some(Some(b))) => {
-                    self.rethrow.push((b, c.clone()));
+                    self.rethrow.push(Rethrow {
+                        binding: b,
+                        callee: c.clone(),
+                        handled: handled_codes(&m.arms[..k]),
+                    });
                     true
                 }
                 _ => false,

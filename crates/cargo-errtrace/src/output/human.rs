@@ -9,7 +9,7 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
 
-use crate::findings::{Finding, Kind, Report};
+use crate::findings::{Finding, IoError, Kind, Report};
 use crate::model::ParseError;
 
 /// Byte offset of a 1-based (line, character column) in `text`, and the length of the
@@ -236,9 +236,7 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
         let _ = term::emit(&mut buf, &config, &files.files, &d);
     }
     let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();
-    for e in &report.skipped {
-        let _ = writeln!(out, "note: skipped {}: {}", e.file, e.message);
-    }
+    skipped_notes(&mut out, &report.skipped);
     if let Some(r) = &report.resolution {
         for c in &r.compiler {
             let _ = writeln!(
@@ -285,6 +283,46 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     );
     out
 }
+
+/// One note per skipped file, but one note for all the files skipped for the same reason when
+/// there are several (a module that links errtrace's sources into its folder has dozens of
+/// symbolic links: one line says so, with the first few names).
+fn skipped_notes(out: &mut String, skipped: &[IoError]) {
+    const NAMED: usize = 3;
+    let mut reasons: Vec<&str> = Vec::new();
+    for e in skipped {
+        if !reasons.contains(&e.message.as_str()) {
+            reasons.push(&e.message);
+        }
+    }
+    for reason in reasons {
+        let files: Vec<&str> = skipped
+            .iter()
+            .filter(|e| e.message == reason)
+            .map(|e| e.file.as_str())
+            .collect();
+        match files.as_slice() {
+            [one] => {
+                let _ = writeln!(out, "note: skipped {one}: {reason}");
+            }
+            many => {
+                let named = many[..NAMED.min(many.len())].join(", ");
+                let rest = many.len().saturating_sub(NAMED);
+                let more = if rest > 0 {
+                    format!(" and {rest} more")
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "note: skipped {} files ({named}{more}): {reason}",
+                    many.len()
+                );
+            }
+        }
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
