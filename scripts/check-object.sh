@@ -36,6 +36,9 @@ BIG_FRAME_FUNCS=(
     '^errtrace::control::(apply::)?(on_new_site|matches|act)(::|$)'
     '^errtrace::recorder::(dump|for_each|write_event)(::|$)'
     '^<?errtrace::recorder::Recorder<[^>]*>>?::for_each(::|$)'
+    # Reading one event (inspection, never on an error's path): a whole copy of the slot
+    # (code, site, location and the hops) beside the event it returns.
+    '^errtrace::recorder::read::<impl errtrace::recorder::Recorder<[^>]*>>::read(_tagged)?$'
     # std only: formats a foreign error's text (`?` on a ParseIntError…) into a bounded
     # 256-byte stack buffer, so that formatting never allocates.
     '^errtrace::interop::keep_text(::|$)'

@@ -47,6 +47,21 @@ pub fn trace(attr: TokenStream, item: TokenStream) -> TokenStream {
             .into();
     }
     let parsed: Result<FnLike, syn::Error> = syn::parse(item.clone());
+    // An `Option`-returning function: its `?` carries no error, so there is nothing to record.
+    // Said once, here, with the function left as it is (rewritten, rustc would add errors of
+    // its own about the rewrite).
+    if let Ok(f) = &parsed {
+        if let Some(ty) = returned_option(f.sig()) {
+            let error = syn::Error::new(
+                ty.span(),
+                "#[errtrace::trace] on a function that returns `Option`: its `?`s carry no error, \
+                 so there is no hop to record; remove the attribute",
+            )
+            .to_compile_error();
+            let item = proc_macro2::TokenStream::from(item);
+            return quote::quote!(#error #item).into();
+        }
+    }
     match parsed {
         Ok(FnLike::Free(mut f)) => {
             rewrite(&f.sig, &mut f.block);
@@ -76,6 +91,28 @@ pub fn trace(attr: TokenStream, item: TokenStream) -> TokenStream {
 enum FnLike {
     Free(ItemFn),
     Method(ImplItemFn),
+}
+
+impl FnLike {
+    fn sig(&self) -> &syn::Signature {
+        match self {
+            FnLike::Free(f) => &f.sig,
+            FnLike::Method(f) => &f.sig,
+        }
+    }
+}
+
+/// The return type, when it is written as an `Option` (`Option<T>`, `core::option::Option<T>`).
+fn returned_option(sig: &syn::Signature) -> Option<&syn::Type> {
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return None;
+    };
+    match &**ty {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last()?.ident == "Option" => {
+            Some(ty)
+        }
+        _ => None,
+    }
 }
 
 impl syn::parse::Parse for FnLike {

@@ -98,6 +98,7 @@
 //! | `tracepoints` | no | `probe::set_tracer`: errors and hops go to functions a platform installs (the kernel module's tracepoints) |
 //! | `dyndbg` | no | every static site is also a Linux dynamic_debug descriptor in the `__dyndbg` section (kernel modules; see the guide's kernel chapter) |
 //! | `testing` | no | `errtrace::testing`: capture records from every thread, one test at a time, with fresh rate limits (enable it in `[dev-dependencies]`) |
+//! | `anyhow` | no | [`Carrier`] for `anyhow::Error`: `#[errtrace::trace]` records the hop at a `?` in a function that returns `anyhow::Result` |
 //! | `portable-atomic` | no | `portable-atomic`'s atomics, for targets without compare-and-swap (`thumbv6m-none-eabi`: add portable-atomic's `critical-section` feature, or `--cfg portable_atomic_unsafe_assume_single_core` on a single core) |
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
@@ -216,8 +217,14 @@ pub fn init() {
 /// The function returns an `errtrace::Result`, or a `Result` whose error type can carry an
 /// errtrace error (a [`Carrier`]: `io::Error`, `Box<dyn Error>`, [`Traced<E>`], `anyhow::Error`
 /// with the `anyhow` feature, your own enum): there the hop is recorded in the errtrace error
-/// the converted error carries. Any other return type is refused at compile time, with a
-/// message that says what works.
+/// the converted error carries. A `?` in a function with any other return type (an `Option`, a
+/// `Result<_, String>`) is refused at compile time, with a message that says what works; a
+/// function with no `?` has nothing to record and is left as it is.
+///
+/// An error type that erases what it holds (`anyhow::Error`, `Box<dyn Error>`) is searched for
+/// an `errtrace::Error` (directly, or in an `io::Error`); a [`Traced<E>`] inside one is not found
+/// (its `E` is not known there), so its hops are recorded only while the function returns
+/// `Result<_, Traced<E>>`.
 #[cfg(feature = "macros")]
 pub use errtrace_macros::trace;
 

@@ -216,14 +216,14 @@ impl fmt::Display for Story {
         let e = &self.0;
         e.mark_reported();
         let func = e.origin().function;
+        let recorded = e.trail().is_ok();
+        let has_trail = !matches!(e.trail(), Ok((_, 0)));
         if let Some(detail) = e.detail() {
             write!(f, "{detail}")?;
-            if func.is_some() || e.trail().is_ok() {
+            if func.is_some() || has_trail {
                 f.write_str("; ")?;
             }
         }
-        let recorded = e.trail().is_ok();
-        let has_trail = !matches!(e.trail(), Ok((_, 0)));
         if let Some(func) = func {
             write!(f, "in {func}")?;
             if has_trail {

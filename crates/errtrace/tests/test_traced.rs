@@ -128,3 +128,19 @@ fn anyhow_downcasts_to_the_value_and_prints_the_trail() {
     );
     a.downcast::<Traced<ConfigError>>().unwrap().handled();
 }
+
+/// A value made outside any traced function and never passed on: its cause's line is the
+/// detail alone, with no separator left dangling after it (a new user's anyhow chain ended in
+/// `…in the config; `).
+#[test]
+fn a_cause_without_a_trail_ends_with_its_detail() {
+    use std::error::Error as _;
+    let t = Traced::new(ConfigError::Missing("port"), ENOENT);
+    let cause = t
+        .source()
+        .expect("the errtrace error")
+        .source()
+        .map(|s| s.to_string());
+    assert_eq!(cause.as_deref(), Some("no `port` in the config"));
+    t.handled();
+}

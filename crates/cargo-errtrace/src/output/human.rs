@@ -323,7 +323,6 @@ fn skipped_notes(out: &mut String, skipped: &[IoError]) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::offset_of;

@@ -90,7 +90,8 @@ pub enum Missing {
     /// The event was overwritten by newer ones (only possible for errors that no longer exist):
     /// its slot holds a later error's event now.
     Overwritten {
-        /// How many newer events were recorded since in its shard.
+        /// How many claims its shard made since: the newer events, and the slots a claim found
+        /// held by a live error and passed over (so at least the number of newer events).
         newer: u32,
     },
     /// Readers kept colliding with writers; try again.
