@@ -156,8 +156,11 @@ install_rustc_dev() {
         -c rustc-dev -c rust-src -c rustfmt -c clippy
 }
 
+# Without its default features (the `serve` and `watch` commands, the search index): CI only
+# builds the guide, and they were half of a cold run's mdbook build.
 install_mdbook() {
-    command -v mdbook >/dev/null 2>&1 || cargo install mdbook --locked --version 0.5.4 --quiet
+    command -v mdbook >/dev/null 2>&1 ||
+        cargo install mdbook --locked --version 0.5.4 --no-default-features --quiet
 }
 
 loom() {
@@ -241,6 +244,9 @@ rust_sources() {
         tar --null -T - -cf -) | tar -xf - -C "$2"
 }
 
+# The audit steps run the debug build the tests made (a release build of the tool and its
+# dependencies cost a cold run about 5 minutes of both cores; the corpora take seconds either way).
+
 # The audit on a labelled corpus of real kernel Rust: Linux 6.12's rust/, drivers/ and
 # samples/rust/ from Debian's linux-source-6.12 (the .rs files only, generated bindings left
 # out). Fails when a finding is unlabelled or gone, or precision/recall drop below 80 %.
@@ -250,9 +256,9 @@ audit_corpus() {
     tar -C "$tree" -xJf /usr/src/linux-source-6.12.tar.xz --strip-components=1 --wildcards \
         'linux-source-6.12/rust/*.rs' 'linux-source-6.12/drivers/*.rs' 'linux-source-6.12/samples/rust/*.rs'
     find "$tree" -name '*_generated.rs' -delete
-    cargo build -q --release -p cargo-errtrace &&
+    cargo build -q -p cargo-errtrace &&
         python3 scripts/audit-corpus.py crates/cargo-errtrace/corpus/linux-6.12.json "$tree" \
-            --audit target/release/cargo-errtrace --check || rc=$?
+            --audit target/debug/cargo-errtrace --check || rc=$?
     rm -rf "$tree"
     return $rc
 }
@@ -270,11 +276,11 @@ facts() {
 audit_facts() {
     local kdir
     kdir="$(cat "$FACTS/.tree")"
-    cargo build -q --release -p cargo-errtrace &&
+    cargo build -q -p cargo-errtrace &&
         python3 scripts/audit-blind-score.py "$kdir" --with-kernel --facts "$FACTS" \
-            --audit target/release/cargo-errtrace --check &&
+            --audit target/debug/cargo-errtrace --check &&
         python3 scripts/audit-blind-score.py "$kdir" --kernel-crate --facts "$FACTS" \
-            --audit target/release/cargo-errtrace --check &&
+            --audit target/debug/cargo-errtrace --check &&
         facts_notes "$kdir" "$FACTS"
 }
 
@@ -285,7 +291,7 @@ facts_notes() {
     local whole rc=0
     whole="$(mktemp -d)"
     rust_sources "$1" "$whole"
-    target/release/cargo-errtrace errtrace audit "$whole" --facts "$2" --color never >"$whole.out" || true
+    target/debug/cargo-errtrace errtrace audit "$whole" --facts "$2" --color never >"$whole.out" || true
     grep '^note: crate ' "$whole.out" | diff -u kernel/captures/audit-facts.txt - || rc=1
     rm -rf "$whole" "$whole.out"
     return $rc
@@ -298,12 +304,12 @@ facts_notes() {
 audit_blind() {
     local kdir
     kdir="$(cat "$FACTS/.tree")"
-    cargo build -q --release -p cargo-errtrace &&
+    cargo build -q -p cargo-errtrace &&
         python3 scripts/audit-blind-score.py "$kdir" --with-kernel \
-            --audit target/release/cargo-errtrace --check &&
+            --audit target/debug/cargo-errtrace --check &&
         # The kernel crate's own labels (rust/kernel in three parts), rust/ audited alone.
         python3 scripts/audit-blind-score.py "$kdir" --kernel-crate \
-            --audit target/release/cargo-errtrace --check
+            --audit target/debug/cargo-errtrace --check
 }
 
 step "install: apt packages (valgrind, gdb)" install_packages
