@@ -90,6 +90,8 @@ pub fn summarize(text: &str, file: &SourceFile, names: &Names, config: &Config) 
 struct ImplCtx {
     owner: Option<String>,
     trait_name: Option<String>,
+    /// The implemented trait's path as written (`platform::Driver`).
+    trait_path: Vec<String>,
     /// The impl is marked `#[vtable]` (the kernel crate's attribute for traits whose methods C
     /// calls through a table of function pointers).
     vtable: bool,
@@ -456,6 +458,10 @@ impl<'n, 't> Walker<'n, 't> {
         } else {
             None
         };
+        let trait_path = match self.impls.last() {
+            Some(i) if in_impl => i.trait_path.clone(),
+            _ => Vec::new(),
+        };
         let mut display = vec![self.out.crate_name.clone()];
         display.extend(self.base_module.iter().cloned());
         display.extend(self.mods.iter().cloned());
@@ -481,6 +487,7 @@ impl<'n, 't> Walker<'n, 't> {
             name,
             owner,
             trait_name,
+            trait_path,
             module,
             display: display.join("::"),
             pos: pos(sig.ident.span()),

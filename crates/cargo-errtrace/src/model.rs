@@ -323,6 +323,8 @@ pub struct FnSummary {
     pub owner: Option<String>,
     /// The implemented trait's last path segment (`impl Trait for Foo`).
     pub trait_name: Option<String>,
+    /// The implemented trait's path as written (`impl platform::Driver for Foo`).
+    pub trait_path: Vec<String>,
     /// Module path from the crate root: file modules then inline `mod`s.
     pub module: Vec<String>,
     /// `crate::module::Type::name`, for messages.

@@ -284,6 +284,50 @@ impl<'a> Index<'a> {
                 .is_some_and(|c| c.contains(tf.crate_name.as_str()))
     }
 
+    /// An implementation of a trait that only shares its name with the caller's bound: the
+    /// bound names the caller's module's own trait (`T: Driver` in `net/phy.rs`, no `use` of
+    /// another `Driver`), and the implementation's trait is written in, or imported from,
+    /// another module (`impl platform::Driver for Sensor`). Unknown either way (a glob import),
+    /// it is not excluded.
+    fn other_modules_trait(&self, cand: FnId, caller: FnId) -> bool {
+        let (Some(cf), Some(tf)) = (self.func(caller), self.func(cand)) else {
+            return false;
+        };
+        let Some(name) = tf.trait_name.as_deref() else {
+            return false;
+        };
+        let Some(caller_module) = cf.module.last() else {
+            return false;
+        };
+        let caller_file = self.fns.get(caller as usize).map(|x| x.0).unwrap_or(0);
+        if self.expand_use_in(caller_file, &[name]).len() > 1 {
+            return false;
+        }
+        let cand_file = self.fns.get(cand as usize).map(|x| x.0).unwrap_or(0);
+        let written: Vec<&str> = tf.trait_path.iter().map(String::as_str).collect();
+        let full = self.expand_use_in(cand_file, &written);
+        let Some(qualifier) = full.len().checked_sub(2).and_then(|i| full.get(i)) else {
+            return false;
+        };
+        if qualifier == caller_module {
+            return false;
+        }
+        // The qualifier is a file of the tree that declares a trait of that name
+        // (`rust/kernel/platform.rs` and its `Driver`), not the caller's file: a module inside
+        // the caller's file (`private::FromStrRadix`) or one the tree does not hold stays.
+        let caller_path = self.file_of(caller).map(|f| f.path.as_str());
+        self.files.iter().any(|f| {
+            let path = std::path::Path::new(&f.path);
+            let module = match path.file_stem().and_then(|s| s.to_str()) {
+                Some("mod") => path.parent().and_then(|p| p.file_name()).and_then(|s| s.to_str()),
+                stem => stem,
+            };
+            module == Some(*qualifier)
+                && Some(f.path.as_str()) != caller_path
+                && f.traits.iter().any(|t| t == name)
+        })
+    }
+
     /// For trait dispatch: either crate may name the other (the implementing crate usually
     /// depends on the crate that calls through the trait, as drivers depend on `kernel`).
     fn related(&self, cand: FnId, caller: FnId) -> bool {
@@ -522,6 +566,7 @@ impl<'a> Index<'a> {
                     impls.retain(|c| {
                         self.func(*c)
                             .is_some_and(|f| f.trait_name.as_ref().is_some_and(|t| bound.contains(t)))
+                            && !self.other_modules_trait(*c, caller)
                     });
                 }
                 match impls.len() {

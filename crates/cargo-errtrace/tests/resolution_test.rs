@@ -352,3 +352,55 @@ fn an_origin_in_a_depended_on_crate_names_every_entry() {
     let sarif = errtrace_audit::output::sarif::render(&r);
     assert!(sarif.contains("also enters unlogged in `rust_demo::"), "{sarif}");
 }
+
+/// A platform driver audited inside a tree that holds the kernel crate (a copy of Linux's
+/// `rust/`, as a developer auditing their own driver has it): `chip.init()` on a local made by
+/// a struct literal is the driver's own `Chip::init`, not one of the kernel crate's `init`s, and
+/// the PHY adapter's `T::probe` (`T: Driver`, phy's own trait) does not reach the driver's
+/// `platform::Driver::probe`: each finding names only the probe it leaves.
+#[test]
+fn a_driver_beside_the_kernel_crate_keeps_its_own_calls_and_boundary() {
+    let r = audit_tree(
+        "beside-kernel",
+        &[
+            (
+                "rust/kernel/lib.rs",
+                "pub mod net;\npub mod platform;\npub mod sync;\n",
+            ),
+            ("rust/kernel/net.rs", "pub mod phy;\n"),
+            (
+                "rust/kernel/net/phy.rs",
+                "pub trait Driver {\n    fn probe(dev: &mut Device) -> Result;\n}\n\
+                 pub struct Adapter<T: Driver>(T);\n\
+                 impl<T: Driver> Adapter<T> {\n    unsafe extern \"C\" fn probe_callback(dev: *mut Device) -> i32 {\n\
+                 \x20       match T::probe(unsafe { &mut *dev }) {\n            Ok(()) => 0,\n            Err(e) => e.to_errno(),\n        }\n    }\n}\n",
+            ),
+            (
+                "rust/kernel/platform.rs",
+                "pub trait Driver {\n    fn probe(pdev: &Device) -> Result<Pin<KBox<Self>>>;\n}\n",
+            ),
+            (
+                "rust/kernel/sync.rs",
+                "pub struct Lock;\nimpl Lock {\n    pub fn init(&mut self) -> Result {\n        Err(EINVAL)\n    }\n}\n",
+            ),
+            (
+                "drivers/misc/sensor.rs",
+                "use kernel::{platform, prelude::*};\n\
+                 struct Chip {\n    id: u32,\n}\n\
+                 impl Chip {\n    fn init(&mut self) -> Result {\n        Err(EIO)\n    }\n}\n\
+                 struct Sensor;\n\
+                 impl platform::Driver for Sensor {\n    fn probe(pdev: &platform::Device) -> Result<Pin<KBox<Self>>> {\n\
+                 \x20       let mut chip = Chip { id: 0 };\n        chip.init()?;\n        Ok(KBox::pin(Sensor, GFP_KERNEL)?)\n    }\n}\n",
+            ),
+        ],
+    );
+    let sensor: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == Kind::SilentChain && f.file == "drivers/misc/sensor.rs")
+        .collect();
+    assert_eq!(sensor.len(), 1, "{sensor:#?}");
+    let f = sensor[0];
+    assert_eq!(f.line, 7, "the origin in Chip::init: {f:#?}");
+    assert!(f.also_reaches.is_empty(), "no PHY adapter: {f:#?}");
+}

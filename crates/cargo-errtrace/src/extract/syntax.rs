@@ -527,6 +527,13 @@ pub(super) fn typed_local(l: &syn::Local) -> Option<(String, String)> {
             _ => break,
         }
     }
+    // `Chip { id: 0 }`: a struct literal is of its type (`Self { … }` is the impl's, not known
+    // here).
+    if let Expr::Struct(s) = e {
+        let ty = last_seg(&s.path);
+        let capitalised = ty.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+        return (capitalised && ty != "Self").then_some((name, ty));
+    }
     // `Device::new(…)`, or an enum's variant or an associated constant (`Cmd::Reset`).
     let p = match e {
         Expr::Call(c) => match &*c.func {

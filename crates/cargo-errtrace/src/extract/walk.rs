@@ -61,10 +61,16 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
         let owner = type_last_seg(&i.self_ty);
         let trait_name = i.trait_.as_ref().map(|(_, p, _)| last_seg(p));
+        let trait_path = i
+            .trait_
+            .as_ref()
+            .map(|(_, p, _)| p.segments.iter().map(|s| s.ident.to_string()).collect())
+            .unwrap_or_default();
         let vtable = i.attrs.iter().any(|a| a.path().is_ident("vtable"));
         self.impls.push(ImplCtx {
             owner,
             trait_name,
+            trait_path,
             vtable,
             is_trait: false,
             assoc: super::assoc::of_impl(i),
@@ -102,6 +108,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
         self.impls.push(ImplCtx {
             owner: Some(t.ident.to_string()),
             trait_name: Some(t.ident.to_string()),
+            trait_path: vec![t.ident.to_string()],
             vtable: false,
             is_trait: true,
             assoc: Vec::new(),
