@@ -112,7 +112,8 @@ RUSTFMT=/usr/bin/rustfmt
 CLIPPY_DRIVER=/usr/bin/clippy-driver
 # Linux 7.3 (Debian trixie-backports, with Debian's kernel configs) needs LLVM
 # >= 17 and bindgen >= 0.71.1; Linux 6.12 (bookworm) builds with bookworm's
-# LLVM 14 and bindgen 0.65.1, as it always has.
+# LLVM 14 and the same bindgen (6.12 asks for >= 0.65.1 and sets no maximum;
+# Debian trixie builds its 6.12 with 0.71.1): one bindgen to build, not two.
 BACKPORTS_SUITE=trixie-backports
 KSRC_PKG_73=linux-source-7.3
 KCONFIG_PKG_73=linux-config-7.3
@@ -120,7 +121,7 @@ KCONFIG_73=/usr/src/linux-config-7.3/config.amd64_none_amd64.xz
 BINDGEN_VERSION_73=0.71.1
 LLVM_73=-19
 KSRC_PKG_612=linux-source-6.12
-BINDGEN_VERSION_612=0.65.1
+BINDGEN_VERSION_612=0.71.1
 LLVM_612=1
 # Bump when the way the kernel is built changes, to invalidate caches.
 RECIPE=1
@@ -329,8 +330,8 @@ setup_kernel_vars() {
     KBASE=$CACHE_ROOT/$KEY
     KDIR=$KBASE/linux-source-$KVER
     KSTAMP=$KBASE/.built
-    # bindgen loads the newest libclang it finds unless told: 6.12's bindgen 0.65.1 cannot use
-    # libclang 19 (the kernel refuses the pair), so each kernel's bindgen gets its LLVM's.
+    # bindgen loads the newest libclang it finds unless told: each kernel's bindgen gets its
+    # own LLVM's libclang (6.12's LLVM 14, 7.3's LLVM 19), as its clang is that LLVM's.
     KMAKE=(env LIBCLANG_PATH="$("llvm-config$LLVM_SUFFIX" --libdir)"
         make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN"
         RUSTFMT="$RUSTFMT" CLIPPY_DRIVER="$CLIPPY_DRIVER")
