@@ -73,6 +73,9 @@ pub struct Index<'a> {
     imported_crates: Vec<HashSet<&'a str>>,
     /// (crate root, trait) for every trait a crate declares.
     crate_traits: HashSet<(&'a str, &'a str)>,
+    /// (module a file's path names, trait) → the files that declare it (`rust/kernel/platform.rs`:
+    /// `("platform", "Driver")`).
+    module_traits: HashMap<(&'a str, &'a str), Vec<(u32, &'a str)>>,
     /// (crate root, method) for every method a crate's traits declare.
     crate_trait_methods: HashSet<(&'a str, &'a str)>,
     /// What the compiler resolved, when given.
@@ -155,6 +158,10 @@ impl<'a> Index<'a> {
             .iter()
             .flat_map(|f| f.traits.iter().map(move |t| (f.crate_root.as_str(), t.as_str())))
             .collect();
+        let module_traits = declarations(files, |f| match file_module(&f.path) {
+            Some(m) => f.traits.iter().map(|t| ((m, t.as_str()), t.as_str())).collect(),
+            None => Vec::new(),
+        });
         let crate_trait_methods = files
             .iter()
             .flat_map(|f| {
@@ -166,6 +173,7 @@ impl<'a> Index<'a> {
         Index {
             files,
             crate_traits,
+            module_traits,
             crate_trait_methods,
             fns,
             by_name,
@@ -299,11 +307,11 @@ impl<'a> Index<'a> {
         let Some(caller_module) = cf.module.last() else {
             return false;
         };
-        let caller_file = self.fns.get(caller as usize).map(|x| x.0).unwrap_or(0);
+        let caller_file = self.file_index(caller);
         if self.expand_use_in(caller_file, &[name]).len() > 1 {
             return false;
         }
-        let cand_file = self.fns.get(cand as usize).map(|x| x.0).unwrap_or(0);
+        let cand_file = self.file_index(cand);
         let written: Vec<&str> = tf.trait_path.iter().map(String::as_str).collect();
         let full = self.expand_use_in(cand_file, &written);
         let Some(qualifier) = full.len().checked_sub(2).and_then(|i| full.get(i)) else {
@@ -315,17 +323,14 @@ impl<'a> Index<'a> {
         // The qualifier is a file of the tree that declares a trait of that name
         // (`rust/kernel/platform.rs` and its `Driver`), not the caller's file: a module inside
         // the caller's file (`private::FromStrRadix`) or one the tree does not hold stays.
-        let caller_path = self.file_of(caller).map(|f| f.path.as_str());
-        self.files.iter().any(|f| {
-            let path = std::path::Path::new(&f.path);
-            let module = match path.file_stem().and_then(|s| s.to_str()) {
-                Some("mod") => path.parent().and_then(|p| p.file_name()).and_then(|s| s.to_str()),
-                stem => stem,
-            };
-            module == Some(*qualifier)
-                && Some(f.path.as_str()) != caller_path
-                && f.traits.iter().any(|t| t == name)
-        })
+        self.module_traits
+            .get(&(*qualifier, name))
+            .is_some_and(|files| files.iter().any(|(fi, _)| *fi != caller_file))
+    }
+
+    /// The index of the file that holds function `f`.
+    fn file_index(&self, f: FnId) -> u32 {
+        self.fns.get(f as usize).map(|x| x.0).unwrap_or(0)
     }
 
     /// For trait dispatch: either crate may name the other (the implementing crate usually
@@ -337,7 +342,7 @@ impl<'a> Index<'a> {
     /// `segs` as written in `caller`'s file, with its first segment replaced by what a `use`
     /// of that file imports under that name (`Registration` → `kernel::driver::Registration`).
     pub fn expand_use<'s>(&'s self, segs: &'s [String], caller: FnId) -> Vec<&'s str> {
-        let file_idx = self.fns.get(caller as usize).map(|x| x.0).unwrap_or(0);
+        let file_idx = self.file_index(caller);
         let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
         self.expand_use_in(file_idx, &segs)
     }
@@ -880,6 +885,16 @@ fn declarations<'a, K: Eq + std::hash::Hash>(
         }
     }
     by_key
+}
+
+/// The module a file's path names: its stem (`platform` for `rust/kernel/platform.rs`), or its
+/// folder's name for a `mod.rs`.
+fn file_module(path: &str) -> Option<&str> {
+    let path = std::path::Path::new(path);
+    match path.file_stem()?.to_str()? {
+        "mod" => path.parent()?.file_name()?.to_str(),
+        stem => Some(stem),
+    }
 }
 
 /// The primitive types, by name.

@@ -244,9 +244,10 @@ fn in_scope<R>(codes: CodeSet, f: impl FnOnce() -> R) -> R {
 }
 
 /// What an [`expecting`] closure returns: a value whose errors were made inside the scope (a
-/// `Result`, an `Option`, `()`, a `bool` or a number; wrap anything else in `Ok`). Not a future: its errors are made when it is polled,
-/// after the scope ended, so `expecting(CODE, || fetch())` with an `async fn fetch` would expect
-/// nothing; that is [`expecting_async`]'s job.
+/// `Result`, an `Option`, `()`, a `bool` or a number; wrap anything else in `Ok`). Not a
+/// future: its errors are made when it is polled, after the scope ended, so
+/// `expecting(CODE, || fetch())` with an `async fn fetch` would expect nothing; that is
+/// [`expecting_async`]'s job.
 #[diagnostic::on_unimplemented(
     message = "`errtrace::expecting` holds its scope only while the closure runs, and it returns `{Self}`",
     label = "returns `{Self}`",

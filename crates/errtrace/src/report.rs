@@ -216,8 +216,9 @@ impl fmt::Display for Story {
         let e = &self.0;
         e.mark_reported();
         let func = e.origin().function;
-        let recorded = e.trail().is_ok();
-        let has_trail = !matches!(e.trail(), Ok((_, 0)));
+        let trail = e.trail().map(|(_, total)| total);
+        let recorded = trail.is_ok();
+        let has_trail = trail != Ok(0);
         if let Some(detail) = e.detail() {
             write!(f, "{detail}")?;
             if func.is_some() || has_trail {

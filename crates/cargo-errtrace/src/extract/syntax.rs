@@ -438,6 +438,20 @@ pub(super) fn tokens_have_str(ts: &TokenStream) -> bool {
     })
 }
 
+/// The error an `Err(…)` pattern's inner pattern names, if it names one: `ERANGE` (a constant,
+/// by the naming convention), `CouldNotDeliver` (a unit struct or an imported variant: a binding
+/// is snake_case, rustc warns otherwise), `code::ERANGE` or `Errno::Again` (a path).
+fn named_error(p: &Pat) -> Option<String> {
+    match p {
+        Pat::Ident(i) if i.subpat.is_none() => {
+            let name = i.ident.to_string();
+            (is_const_name(&name) || name.starts_with(|c: char| c.is_ascii_uppercase())).then_some(name)
+        }
+        Pat::Path(p) => Some(last_seg(&p.path)),
+        _ => None,
+    }
+}
+
 /// The binding of an `Err(…)` pattern: `Some(None)` for `Err(_)`/`Err(..)`, `Some(Some(x))`
 /// for `Err(x)`, `None` if the pattern is not an `Err` pattern.
 pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
@@ -447,19 +461,8 @@ pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
                 return Some(None);
             }
             match ts.elems.first() {
-                // `Err(ERANGE)`: a constant (by the naming convention), so a pattern that
-                // handles one error, not a binding of every error. `Err(CouldNotDeliver)`: a
-                // unit struct or an imported variant (a binding is snake_case; rustc warns
-                // otherwise), the same.
-                Some(Pat::Ident(i))
-                    if i.subpat.is_none()
-                        && (is_const_name(&i.ident.to_string())
-                            || i.ident.to_string().starts_with(|c: char| c.is_ascii_uppercase())) =>
-                {
-                    None
-                }
-                // `Err(code::ERANGE)`, `Err(Errno::Again)`: a path is a constant too.
-                Some(Pat::Path(_)) => None,
+                // One error handled by its name, not a binding of every error.
+                Some(inner) if named_error(inner).is_some() => None,
                 Some(Pat::Ident(i)) if i.subpat.is_none() => {
                     let n = i.ident.to_string();
                     if n.starts_with('_') {
@@ -862,11 +865,17 @@ pub(super) fn initialiser_arg(args: &Punctuated<Expr, syn::Token![,]>) -> Option
     }
     // `KBox::pin_init(req.iomap_sized::<N>(), GFP_KERNEL)`: a box's or `Arc`'s constructor
     // takes `(init, flags)`, so its first argument is the initialiser however it is written.
+    match block_value(box_initialiser(args)?) {
+        m @ Expr::MethodCall(_) => Some(m),
+        _ => None,
+    }
+}
+
+/// The first of exactly two arguments when the second names GFP flags: the `(init, flags)` of
+/// a box's or `Arc`'s pin-init constructor.
+fn box_initialiser(args: &Punctuated<Expr, syn::Token![,]>) -> Option<&Expr> {
     match args.iter().collect::<Vec<_>>().as_slice() {
-        [init, flags] if super::alloc::mentions_gfp(flags) => match block_value(init) {
-            m @ Expr::MethodCall(_) => Some(m),
-            _ => None,
-        },
+        [init, flags] if super::alloc::mentions_gfp(flags) => Some(init),
         _ => None,
     }
 }
@@ -877,10 +886,7 @@ pub(super) fn initialiser_local(c: &syn::ExprCall) -> Option<String> {
     if !matches!(pin_init_runner(c)?, Runner::Constructor) {
         return None;
     }
-    match c.args.iter().collect::<Vec<_>>().as_slice() {
-        [init, flags] if super::alloc::mentions_gfp(flags) => local_name(strip(init)),
-        _ => None,
-    }
+    local_name(strip(box_initialiser(&c.args)?))
 }
 
 /// A type's pin-init constructor (`KBox::pin_init(…)`, `Arc::init(…)`: a name of
@@ -973,13 +979,7 @@ pub(super) fn handled_codes(arms: &[syn::Arm]) -> Vec<String> {
         .filter(|a| a.guard.is_none())
         .filter_map(|a| match &a.pat {
             Pat::TupleStruct(ts) if last_seg(&ts.path) == "Err" && ts.elems.len() == 1 => {
-                match ts.elems.first()? {
-                    Pat::Ident(i) if i.subpat.is_none() && is_const_name(&i.ident.to_string()) => {
-                        Some(i.ident.to_string())
-                    }
-                    Pat::Path(p) => Some(last_seg(&p.path)),
-                    _ => None,
-                }
+                named_error(ts.elems.first()?)
             }
             _ => None,
         })
