@@ -70,6 +70,14 @@ struct AuditArgs {
     /// compiler resolved them; calls the facts do not hold, by syntax.
     #[arg(long, value_name = "DIR")]
     facts: Option<PathBuf>,
+    /// The kernel tree the code is built against (default: the nearest directory above PATH
+    /// that holds `rust/kernel/lib.rs` and `Kbuild`): its kernel crate is followed and its C
+    /// definitions tell whether a callee can fail, fails only by allocating, or prints.
+    #[arg(long, value_name = "DIR", conflicts_with = "no_kernel_tree")]
+    kernel_tree: Option<PathBuf>,
+    /// Do not look for a kernel tree: what callees do is known from built-in name lists only.
+    #[arg(long)]
+    no_kernel_tree: bool,
     /// Worker threads (default: one per core).
     #[arg(short, long)]
     jobs: Option<usize>,
@@ -171,12 +179,27 @@ pub fn run(args: Vec<OsString>) -> i32 {
             return EXIT_ERROR;
         }
     };
+    let kernel_tree = match (&a.kernel_tree, a.no_kernel_tree) {
+        (_, true) => None,
+        (Some(dir), false) => match crate::csource::KernelTree::at(dir) {
+            Some(t) => Some(t),
+            None => {
+                eprintln!(
+                    "error: {} is not a kernel tree (no rust/kernel/lib.rs and Kbuild there)",
+                    dir.display()
+                );
+                return EXIT_ERROR;
+            }
+        },
+        (None, false) => crate::csource::KernelTree::above(&a.path),
+    };
     let start = Instant::now();
     let opts = crate::Options {
         root: a.path.clone(),
         config,
         jobs: a.jobs,
         facts: a.facts.clone(),
+        kernel_tree,
     };
     let report = match crate::audit(&opts) {
         Ok(r) => r,
@@ -232,6 +255,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
             "timings: discover {:.3} s, parse+summarise {:.3} s, analyse {:.3} s",
             t.discover, t.summarize, t.analyse
         );
+        if let Some(k) = &report.kernel_tree {
+            eprintln!(
+                "timings: kernel tree {}: {} C files indexed, {} definitions read in {:.3} s",
+                k.root, k.c_files, k.c_definitions_read, t.c_knowledge
+            );
+        }
     }
     if !report.io_errors.is_empty() {
         eprintln!("error: {} files could not be read", report.io_errors.len());

@@ -236,9 +236,24 @@ pub struct Report {
     /// them every call is resolved by syntax.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolution: Option<ResolutionReport>,
+    /// The kernel tree whose kernel crate and C definitions the audit read, when there was one
+    /// (without it, what callees do is known from name lists only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_tree: Option<KernelTreeUse>,
     /// Seconds spent per phase (not part of the JSON schema).
     #[serde(skip)]
     pub timings: Timings,
+}
+
+/// What the audit read from a kernel tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KernelTreeUse {
+    /// The tree's root.
+    pub root: String,
+    /// C files indexed for definitions.
+    pub c_files: u64,
+    /// C function definitions parsed.
+    pub c_definitions_read: u64,
 }
 
 /// Which crates the compiler's facts resolved and which the syntax did.
@@ -259,6 +274,8 @@ pub struct Timings {
     pub summarize: f64,
     /// Cross-file analysis.
     pub analyse: f64,
+    /// Reading the kernel tree's C (within `summarize`).
+    pub c_knowledge: f64,
 }
 
 impl Eq for Timings {}

@@ -17,6 +17,7 @@ pub mod cfgtest;
 pub mod chain;
 pub mod cli;
 pub mod config;
+pub mod csource;
 pub mod discover;
 mod explained;
 pub mod extract;
@@ -73,6 +74,10 @@ pub struct Options {
     /// A directory of facts `errtrace-rustc` wrote while building the tree: calls are
     /// resolved as the compiler resolved them.
     pub facts: Option<PathBuf>,
+    /// The kernel tree the audited code is built against: its kernel crate joins the analysis
+    /// (findings only where the chain passes the audited code) and its C definitions tell
+    /// what each `bindings::` callee does on failure ([`csource`]). `None`: the name lists.
+    pub kernel_tree: Option<csource::KernelTree>,
 }
 
 /// Load `errtrace-audit.toml` at `root` (a directory, or a file's directory) if it exists.
@@ -131,6 +136,7 @@ pub fn audit_sources(sources: &[(&str, &str)], config: &Config) -> Report {
         &names,
         config,
         None,
+        &std::collections::HashSet::new(),
     )
 }
 
@@ -226,6 +232,12 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
         errors: walk_errors,
         skipped,
     } = discover::discover(&opts.root).map_err(|e| AuditError::Io(e.0))?;
+    // The kernel crate of the tree, analysed with the audited code but not reported on its own.
+    let mut files = files;
+    let library = match &opts.kernel_tree {
+        Some(tree) => kernel_crate_files(tree, &mut files),
+        None => std::collections::HashSet::new(),
+    };
     let t_discover = t0.elapsed().as_secs_f64();
     let t1 = std::time::Instant::now();
     let mut names = logging::Names::new(&opts.config);
@@ -237,19 +249,36 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
         .build()
         .map_err(|e| AuditError::Io(format!("cannot start worker threads: {e}")))?;
     // The tree's own `macro_rules!` wrappers around logging macros log too: found first, over
-    // every file (a wrapper is often defined in one file and used in all the others).
-    // Only the definitions are kept, not the texts.
-    let defs: Vec<wrappers::Definition> = pool.install(|| {
+    // every file (a wrapper is often defined in one file and used in all the others); and the C
+    // functions the files call, for the tree's C knowledge. Only these are kept, not the texts.
+    let (defs, c_names): (Vec<wrappers::Definition>, Vec<String>) = pool.install(|| {
         files
             .par_iter()
             .filter(|f| too_large(&f.path).is_none())
             .filter_map(|f| std::fs::read_to_string(&f.path).ok())
-            .flat_map_iter(|text| wrappers::definitions(&text))
-            .collect()
+            .map(|text| (wrappers::definitions(&text), c_functions_named(&text)))
+            .reduce(
+                || (Vec::new(), Vec::new()),
+                |mut a, b| {
+                    a.0.extend(b.0);
+                    a.1.extend(b.1);
+                    a
+                },
+            )
+    });
+    let knowledge = opts.kernel_tree.as_ref().map(|tree| {
+        let mut c_names = c_names;
+        c_names.sort();
+        c_names.dedup();
+        pool.install(|| csource::Knowledge::derive(tree, c_names))
     });
     let wrappers = wrappers::logging_wrappers(&defs, &names);
     drop(defs);
     names.add_log_macros(wrappers);
+    let c_cost = knowledge.as_ref().map(|k| k.cost);
+    if let Some(k) = knowledge {
+        names.set_c_knowledge(k);
+    }
     let results: Vec<Result<model::FileSummary, findings::IoError>> = pool.install(|| {
         files
             .par_iter()
@@ -279,8 +308,22 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
     };
     let root = opts.root.display().to_string();
     let config = &opts.config;
-    let mut report =
-        pool.install(|| build_report(root, summaries, io_errors, &names, config, facts.as_ref()));
+    let mut report = pool.install(|| {
+        build_report(
+            root,
+            summaries,
+            io_errors,
+            &names,
+            config,
+            facts.as_ref(),
+            &library,
+        )
+    });
+    report.kernel_tree = opts.kernel_tree.as_ref().map(|t| findings::KernelTreeUse {
+        root: t.root.display().to_string(),
+        c_files: c_cost.map_or(0, |c| c.files as u64),
+        c_definitions_read: c_cost.map_or(0, |c| c.parsed as u64),
+    });
     report.skipped = skipped
         .into_iter()
         .map(|(file, message)| findings::IoError { file, message })
@@ -289,6 +332,7 @@ pub fn audit(opts: &Options) -> Result<Report, AuditError> {
         discover: t_discover,
         summarize: t_summarize,
         analyse: t2.elapsed().as_secs_f64(),
+        c_knowledge: c_cost.map_or(0.0, |c| c.seconds),
     };
     Ok(report)
 }
@@ -300,11 +344,18 @@ fn build_report(
     names: &logging::Names,
     config: &Config,
     facts: Option<&facts::Facts>,
+    library: &std::collections::HashSet<String>,
 ) -> Report {
     testonly::drop_test_files(&mut summaries);
     let analysis = chain::analyse(&summaries, names, facts);
     let resolution = facts.map(|f| resolution_report(f, &summaries));
     let mut findings = analysis.findings;
+    // The kernel crate's own findings are not the audited code's: kept only when the chain
+    // passes through the audited code.
+    if !library.is_empty() {
+        findings.retain(|f| !library.contains(&f.file) || f.chain.iter().any(|s| !library.contains(&s.file)));
+        summaries.retain(|s| !library.contains(&s.path) || s.parse_error.is_none());
+    }
     let panics = config.panics;
     if !panics {
         findings.retain(|f| f.kind != findings::Kind::Panic);
@@ -345,7 +396,7 @@ fn build_report(
     };
     let mut per_file = Vec::with_capacity(summaries.len());
     let mut parse_errors = Vec::new();
-    for s in &summaries {
+    for s in summaries.iter().filter(|s| !library.contains(&s.path)) {
         summary.lines += u64::from(s.lines);
         summary.question_marks += u64::from(s.question_marks);
         summary.log_calls += u64::from(s.log_calls);
@@ -365,7 +416,8 @@ fn build_report(
         panics_checked: panics,
         user_space_listed: config.user_space,
         guards_listed: config.guards,
-        files: summaries.len() as u64 + io_errors.len() as u64,
+        files: summaries.iter().filter(|s| !library.contains(&s.path)).count() as u64
+            + io_errors.len() as u64,
         summary,
         findings,
         parse_errors,
@@ -374,9 +426,58 @@ fn build_report(
         per_file,
         resolution,
         timings: findings::Timings::default(),
+        kernel_tree: None,
     };
     report.recount();
     report
+}
+
+/// Add the kernel crate of `tree` (its `rust/` directory, generated bindings left out) to
+/// `files`, named by their full paths; returns those names. Files already audited stay as they
+/// are.
+fn kernel_crate_files(
+    tree: &csource::KernelTree,
+    files: &mut Vec<discover::SourceFile>,
+) -> std::collections::HashSet<String> {
+    let rust = tree.root.join("rust");
+    let audited: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(&f.path).ok())
+        .collect();
+    let Ok(found) = discover::discover(&rust) else {
+        return std::collections::HashSet::new();
+    };
+    let mut library = std::collections::HashSet::new();
+    for mut f in found.files {
+        if f.rel.ends_with("_generated.rs")
+            || std::fs::canonicalize(&f.path).is_ok_and(|p| audited.contains(&p))
+        {
+            continue;
+        }
+        f.rel = rust.join(&f.rel).display().to_string();
+        f.crate_root = rust.join(&f.crate_root).display().to_string();
+        library.insert(f.rel.clone());
+        files.push(f);
+    }
+    library
+}
+
+/// The C functions a Rust text calls through the bindings (`bindings::misc_register`).
+fn c_functions_named(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("bindings::") {
+        rest = &rest[i + "bindings::".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_') {
+            out.push(name.to_string());
+        }
+        rest = &rest[end..];
+    }
+    out
 }
 
 /// Which crates the facts resolved (those with calls in audited files) and which audited

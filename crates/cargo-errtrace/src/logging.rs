@@ -237,6 +237,10 @@ pub struct Names {
     pub discard: HashSet<String>,
     /// `Type::name` (or a bare name) of calls whose failure the callee reports.
     reported_by_callee: HashSet<String>,
+    /// What the kernel tree's C says about the functions the code calls through the bindings;
+    /// when present, it replaces the lists of C functions and of kernel-crate calls whose C
+    /// side prints.
+    c: Option<std::sync::Arc<crate::csource::Knowledge>>,
 }
 
 impl Names {
@@ -267,7 +271,18 @@ impl Names {
                 .map(|s| s.to_string())
                 .chain(config.reported_by_callee.iter().cloned())
                 .collect(),
+            c: None,
         }
+    }
+
+    /// Use what a kernel tree's C says about the functions called through the bindings.
+    pub fn set_c_knowledge(&mut self, k: crate::csource::Knowledge) {
+        self.c = Some(std::sync::Arc::new(k));
+    }
+
+    /// The kernel tree's C knowledge, when the audit has one.
+    pub fn c_knowledge(&self) -> Option<&crate::csource::Knowledge> {
+        self.c.as_deref()
     }
 
     /// Does the callee report its own failure? `owner` is the type a call names
@@ -290,16 +305,24 @@ impl Names {
 
     /// Does the C side of this call print its failures ([`C_SIDE_PRINTS`])? `segs` is the path
     /// as written (`auxiliary::Registration::new`) or the type and method a call resolved to.
+    /// With a kernel tree, the kernel crate's code is followed to its C instead.
     pub fn c_side_prints(&self, segs: &[&str]) -> bool {
+        if self.c.is_some() {
+            return false;
+        }
         C_SIDE_PRINTS.iter().any(|entry| {
             let want: Vec<&str> = entry.split("::").collect();
             segs.ends_with(&want)
         })
     }
 
-    /// Does this C function (a `bindings::` name) print every failure it returns
-    /// ([`C_FUNCTIONS_THAT_PRINT`])?
+    /// Does this C function (a `bindings::` name) need no log from its caller: it prints every
+    /// failure it returns, fails only by allocating, or cannot fail? Read from the kernel tree's
+    /// C when the audit has one and the tree shows it; else [`C_FUNCTIONS_THAT_PRINT`].
     pub fn c_function_prints(&self, name: &str) -> bool {
+        if let Some(reported) = self.c.as_ref().and_then(|k| k.reported(name)) {
+            return reported;
+        }
         C_FUNCTIONS_THAT_PRINT.contains(&name)
     }
 
