@@ -102,7 +102,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
             }
             let accepted = file.suppressions.allows(site.pos.line, Kind::SilentChain);
             match &site.target {
-                Target::Made | Target::OriginFn(_) => {
+                Target::Made | Target::OriginFn(..) => {
                     // A log earlier in the block is about an error made here (`pr_err!(…);
                     // return Err(EINVAL)`), not about one a call returns after it: flow, not
                     // presence (a `dev_info!` at the top of a probe logs none of its `?`s).
@@ -116,7 +116,13 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                         continue;
                     }
                     let what = match &site.target {
-                        Target::OriginFn(f) => format!("error from `{f}(…)`"),
+                        Target::OriginFn(f, None) => format!("error from `{f}(…)`"),
+                        // Why the C callee is silent, as the kernel tree's code shows it.
+                        Target::OriginFn(f, Some(c)) => match names.c_knowledge().and_then(|k| k.describe(c))
+                        {
+                            Some(why) => format!("error from `{f}(…)` of C `{c}`, which {why}"),
+                            None => format!("error from `{f}(…)` of C `{c}`"),
+                        },
                         _ => made_text(site),
                     };
                     if accepted {

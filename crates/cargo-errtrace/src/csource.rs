@@ -63,9 +63,8 @@ pub enum Verdict {
     CannotFail,
     /// Every failure is printed (by it, or by a callee), or is an allocation's.
     Prints,
-    /// Some failures are printed, others not (their codes are in [`CFact::codes`]): taken as
-    /// reporting its failures, as a reader of the C would (the main failure prints; a caller's
-    /// log would print it twice).
+    /// Some failures are printed, others not (their codes are in [`CFact::codes`]): the
+    /// unprinted ones leave silently, so a call of it is a silent path's origin.
     PrintsSome,
     /// Every failure is an allocation's: the allocator warned.
     OnlyAllocates,
@@ -171,15 +170,14 @@ impl Knowledge {
     /// only by allocating, or cannot fail. `None` when the tree does not tell.
     pub fn reported(&self, name: &str) -> Option<bool> {
         match self.fact(name)?.verdict {
-            Verdict::CannotFail | Verdict::Prints | Verdict::PrintsSome | Verdict::OnlyAllocates => {
-                Some(true)
-            }
-            Verdict::Silent => Some(false),
+            Verdict::CannotFail | Verdict::Prints | Verdict::OnlyAllocates => Some(true),
+            Verdict::Silent | Verdict::PrintsSome => Some(false),
             Verdict::Unknown => None,
         }
     }
 
-    /// Why a call of `name` is silent or not, in words, with where that was read.
+    /// What the C function `name` does on failure, in words, with where that was read
+    /// (`can fail with -EBUSY, prints nothing (drivers/char/misc.c:209)`).
     pub fn describe(&self, name: &str) -> Option<String> {
         let f = self.fact(name)?;
         let what = match f.verdict {
@@ -190,7 +188,7 @@ impl Knowledge {
             Verdict::Silent => format!("can fail with {}, prints nothing", codes(&f.codes)),
             Verdict::Unknown => "does not show what it does on failure".to_string(),
         };
-        Some(format!("`{name}` {what} ({})", f.defined_at))
+        Some(format!("{what} ({})", f.defined_at))
     }
 }
 

@@ -28,7 +28,7 @@ pub(crate) fn logs_every_failure(index: &Index<'_>, names: &Names) -> HashSet<Fn
                 }
                 match &s.target {
                     Target::Made => s.before || s.quiet_errno(),
-                    Target::OriginFn(_) => false,
+                    Target::OriginFn(..) => false,
                     Target::Call(callee) => {
                         let r = index.resolve(callee, id, s.pos.line);
                         if reported_by_callee(index, names, callee, &r, id) {

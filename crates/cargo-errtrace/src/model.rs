@@ -202,8 +202,9 @@ pub enum How {
 pub enum Target {
     /// An error made here: `Err(…)`, `.ok_or(…)`, `.ok_or_else(…)`.
     Made,
-    /// A call to an origin function (`from_errno`, `to_result`, `from_err_ptr`, config).
-    OriginFn(String),
+    /// A call to an origin function (`from_errno`, `to_result`, `from_err_ptr`, config), with
+    /// the C function whose value it makes an errno of (`to_result(unsafe { bindings::f(…) })`).
+    OriginFn(String, Option<String>),
     /// The result of a call.
     Call(Callee),
 }

@@ -105,6 +105,7 @@ fn audit_of(name: &str, facts: Option<PathBuf>) -> Report {
         config: Config::default(),
         jobs: Some(1),
         facts,
+        kernel_tree: None,
     };
     audit(&opts).unwrap_or_else(|e| panic!("audit of {name} failed: {e}"))
 }
@@ -207,6 +208,7 @@ fn facts_match_a_copy_of_the_tree_by_their_paths_under_the_compilers_directory()
         config: Config::default(),
         jobs: Some(1),
         facts: Some(facts),
+        kernel_tree: None,
     })
     .expect("audit of the copy");
     let _ = std::fs::remove_dir_all(&dir);
@@ -232,6 +234,7 @@ fn facts_that_cannot_be_read_stop_the_audit_with_a_reason() {
         config: Config::default(),
         jobs: Some(1),
         facts: Some(facts.to_path_buf()),
+        kernel_tree: None,
     };
     let e = audit(&opts(&empty))
         .expect_err("no facts is an error")

@@ -92,6 +92,7 @@ fn no_calls_into_crates_that_are_not_imported() {
         config: Config::default(),
         jobs: Some(1),
         facts: None,
+        kernel_tree: None,
     })
     .unwrap();
     let fns: Vec<Vec<&str>> = r
@@ -144,6 +145,7 @@ fn audit_tree(name: &str, files: &[(&str, &str)]) -> errtrace_audit::Report {
         config: Config::default(),
         jobs: Some(1),
         facts: None,
+        kernel_tree: None,
     })
     .unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -16,6 +16,7 @@ fn report() -> errtrace_audit::Report {
         },
         jobs: Some(2),
         facts: None,
+        kernel_tree: None,
     };
     audit(&opts).expect("audit of the fixtures")
 }

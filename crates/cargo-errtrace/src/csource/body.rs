@@ -37,7 +37,8 @@ pub(crate) enum Source {
     /// `p = f(…)`): its `NULL` is no failure here.
     CalleeErrPtr(String),
     /// `EINVAL` returned when a check of the arguments alone fails (`if (!name) return
-    /// -EINVAL;`): a misuse a well-formed call does not make.
+    /// -EINVAL;`), or a code returned by a `switch`'s `default:` case: a misuse a well-formed
+    /// call does not make.
     Precondition(String),
     /// A value the reading cannot place (a parameter, arithmetic).
     Unknown,
@@ -283,7 +284,7 @@ impl<'t> Reader<'t> {
                         let code = self.text(a).to_string();
                         // `EINVAL` is the code of a misuse; another code after a test of the
                         // arguments' state (`if (dev->driver) return -EBUSY;`) is a real failure.
-                        let source = if code == "EINVAL" && self.argument_check(at) {
+                        let source = if (code == "EINVAL" && self.argument_check(at)) || in_default_case(at) {
                             Source::Precondition(code)
                         } else {
                             Source::Code(code)
@@ -549,11 +550,7 @@ impl<'t> Reader<'t> {
                         return true;
                     }
                 }
-                "case_statement" => {
-                    if self.block_prints(parent) {
-                        return true;
-                    }
-                }
+                "case_statement" if self.block_prints(parent) => return true,
                 _ => {}
             }
             cur = parent;
@@ -609,12 +606,11 @@ impl<'t> Reader<'t> {
         since_label.unwrap_or(false)
     }
 
-    /// A print directly in a branch block (not in a nested branch).
+    /// A print in a branch block, also under a test of its own (`if (!(flags & NO_WARN))
+    /// dev_warn(…);`: printed in the usual configuration).
     fn block_prints(&self, block: Node<'t>) -> bool {
         let mut c = block.walk();
-        let found = block
-            .named_children(&mut c)
-            .any(|s| s.kind() != "if_statement" && self.contains_print_stmt(s));
+        let found = block.named_children(&mut c).any(|s| self.contains_print_stmt(s));
         found
     }
 
@@ -630,11 +626,16 @@ impl<'t> Reader<'t> {
         parent.kind() == "if_statement" && cond_of(parent)
     }
 
-    /// A statement that is, or whose expressions hold, a print call (not inside a nested
-    /// `if`'s branches).
+    /// A statement that is, or whose expressions hold, a print call: directly, or in the
+    /// branch of an `if` without an `else` (a print the usual configuration makes).
     fn contains_print_stmt(&self, s: Node<'t>) -> bool {
         match s.kind() {
             "expression_statement" | "return_statement" | "declaration" => self.contains_print(s),
+            "if_statement" => {
+                s.child_by_field_name("alternative").is_none()
+                    && s.child_by_field_name("consequence")
+                        .is_some_and(|c| self.contains_print_stmt(c))
+            }
             "labeled_statement" | "compound_statement" => {
                 let mut c = s.walk();
                 let found = s
@@ -662,6 +663,21 @@ impl<'t> Reader<'t> {
         }
         false
     }
+}
+
+/// Whether `n` is in a `switch`'s `default:` case: the rejection of a kind the caller should
+/// not have passed (`default: dev_err(…, "Unsupported transaction %d\n", size); return
+/// -EOPNOTSUPP;`), a misuse as an argument check is.
+fn in_default_case(n: Node<'_>) -> bool {
+    let mut cur = n;
+    while let Some(p) = cur.parent() {
+        match p.kind() {
+            "case_statement" => return p.child_by_field_name("value").is_none(),
+            "function_definition" => return false,
+            _ => cur = p,
+        }
+    }
+    false
 }
 
 /// A `PTR_ERR(p)`'s view of `p`'s failure: a callee's `NULL` is no error there.

@@ -214,7 +214,7 @@ impl Walker<'_, '_> {
                             continue;
                         }
                         MethodRole::LogsAsFunction => return (Some(Target::Made), true),
-                        MethodRole::Origin => return (Some(Target::OriginFn(name)), attached),
+                        MethodRole::Origin => return (Some(Target::OriginFn(name, None)), attached),
                         MethodRole::Call => {}
                     }
                     let recv = strip(&m.receiver);
@@ -305,7 +305,8 @@ impl Walker<'_, '_> {
                     }
                     if self.names.is_origin_function(&last) {
                         let logged = self.contains_log(&c.args) || self.c_side_printed(&c.args);
-                        return (Some(Target::OriginFn(last)), attached || logged);
+                        let c_function = self.c_function_of(&c.args);
+                        return (Some(Target::OriginFn(last, c_function)), attached || logged);
                     }
                     // `<Self as Module>::init(m)` / `<T as Trait>::f(…)` with `T` a type
                     // parameter: the trait's method of whichever type it is.
@@ -390,7 +391,7 @@ impl Walker<'_, '_> {
         while let Expr::MethodCall(m) = cur {
             if m.method == "and_then" {
                 if let Some(Expr::Closure(c)) = m.args.last().map(strip) {
-                    if let (Some(t @ (Target::Made | Target::OriginFn(_))), a) =
+                    if let (Some(t @ (Target::Made | Target::OriginFn(..))), a) =
                         self.classify(block_value(&c.body))
                     {
                         return Some((t, a));
@@ -547,21 +548,28 @@ impl Walker<'_, '_> {
     /// `to_result(unsafe { bindings::f(…) })`, or `Error::from_errno(ret)` with `ret` bound to
     /// such a call earlier in the function.
     pub(super) fn c_side_printed<'a>(&self, args: impl IntoIterator<Item = &'a Expr>) -> bool {
+        self.c_function_of(args)
+            .is_some_and(|f| self.names.c_function_prints(&f))
+    }
+
+    /// The C function whose value an errno is made from: `to_result(unsafe { bindings::f(…)
+    /// })`, or `Error::from_errno(ret)` with `ret` bound to such a call earlier in the function.
+    pub(super) fn c_function_of<'a>(&self, args: impl IntoIterator<Item = &'a Expr>) -> Option<String> {
         let mut exprs: Vec<&Expr> = args.into_iter().collect();
         let mut budget = 64u32;
         while let Some(e) = exprs.pop() {
             budget = budget.saturating_sub(1);
             if budget == 0 {
-                return false;
+                return None;
             }
             let e = block_value(e);
             if let Some(f) = c_function_called(e) {
-                return self.names.c_function_prints(&f);
+                return Some(f);
             }
             match e {
                 Expr::Path(_) => {
                     if let Some(f) = local_name(e).and_then(|n| latest(&self.c_locals, &n)) {
-                        return self.names.c_function_prints(f);
+                        return Some(f.to_string());
                     }
                 }
                 // `Error::from_errno(ret)`, `ret.into()`.
@@ -570,7 +578,7 @@ impl Walker<'_, '_> {
                 _ => {}
             }
         }
-        false
+        None
     }
 
     /// The arguments of the call `e` makes (through pass-through and logging adapters, `?`

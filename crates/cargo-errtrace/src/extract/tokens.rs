@@ -310,7 +310,7 @@ impl Walker<'_, '_> {
                                 continue;
                             }
                             MethodRole::LogsAsFunction => return Some((Target::Made, true)),
-                            MethodRole::Origin => return Some((Target::OriginFn(name), attached)),
+                            MethodRole::Origin => return Some((Target::OriginFn(name, None), attached)),
                             MethodRole::Call => {}
                         }
                         let recv_self =
@@ -369,7 +369,7 @@ impl Walker<'_, '_> {
                         return Some((Target::Made, true));
                     }
                     if self.names.is_origin_function(&last) {
-                        return Some((Target::OriginFn(last), attached));
+                        return Some((Target::OriginFn(last, None), attached));
                     }
                     if segs.len() == 2 && self.is_generic(&segs[0]) {
                         let bound = self.generic_bound(&segs[0]);

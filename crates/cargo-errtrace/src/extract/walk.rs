@@ -537,7 +537,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let held = match block_value(&init.expr) {
                 e @ (Expr::Call(_) | Expr::MethodCall(_)) if init.diverge.is_none() => {
                     match self.classify(e) {
-                        (Some(t @ (Target::Call(_) | Target::OriginFn(_))), a) => Some((t, a)),
+                        (Some(t @ (Target::Call(_) | Target::OriginFn(..))), a) => Some((t, a)),
                         _ => None,
                     }
                 }

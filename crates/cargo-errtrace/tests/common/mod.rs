@@ -27,6 +27,7 @@ pub fn audit_with(p: &Path, config: Config) -> Report {
         config,
         jobs: Some(2),
         facts: None,
+        kernel_tree: None,
     };
     match audit(&opts) {
         Ok(r) => r,

@@ -1,0 +1,19 @@
+//! A driver whose probe calls C functions that print, only allocate, cannot fail, and fail
+//! silently: with the tree, only the last is a silent path.
+
+use kernel::bindings;
+use kernel::error::{to_result, Result};
+use kernel::platform;
+
+struct Foo;
+
+impl platform::Driver for Foo {
+    fn probe(pdev: &mut platform::Device) -> Result<Foo> {
+        let raw = pdev.as_raw();
+        to_result(unsafe { bindings::loud(raw) })?;
+        to_result(unsafe { bindings::enomem_only(raw) })?;
+        to_result(unsafe { bindings::always_zero(raw) })?;
+        to_result(unsafe { bindings::quiet_busy(raw) })?;
+        Ok(Foo)
+    }
+}
