@@ -267,7 +267,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     }
                 }
                 CheckKind::UnwrapOr { method, .. }
-                    if method == "ok" && !kernel_crates.contains(file.crate_root.as_str()) =>
+                    if drops_like_ok(method) && !kernel_crates.contains(file.crate_root.as_str()) =>
                 {
                     continue
                 }
@@ -288,7 +288,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                         // kernel crate (zerocopy's size check) fails with its own type, and
                         // `.ok()` is the everyday conversion.
                         Resolution::Resolved(t)
-                            if method == "ok"
+                            if drops_like_ok(method)
                                 && !index.file_of(t).is_some_and(|f| {
                                     kernel_crates.contains(f.crate_root.as_str()) || f.crate_name == "kernel"
                                 }) =>
@@ -310,6 +310,10 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                     };
                     let message = if method == "ok" {
                         format!("`.ok()` turns the error of in-tree `{what}` into `None` without logging it")
+                    } else if method == crate::model::IF_LET_OK {
+                        format!(
+                            "`if let Ok(…) = …` without `else` goes on past an error of in-tree `{what}` without logging it"
+                        )
                     } else {
                         format!("`.{method}(…)` replaces the error of in-tree `{what}` without logging it")
                     };
@@ -411,4 +415,10 @@ fn made_text(site: &Site) -> String {
         How::Tail => format!("{what} made here and returned as the tail expression"),
         How::Rethrow => "error re-thrown here".to_string(),
     }
+}
+
+/// `.ok()` and `if let Ok(…)` without `else`: the error is dropped, not replaced by a value;
+/// an error that is no errno (a crate not written against the kernel crate) loses nothing.
+fn drops_like_ok(method: &str) -> bool {
+    method == "ok" || method == crate::model::IF_LET_OK
 }

@@ -506,14 +506,22 @@ impl<'n, 't> Walker<'n, 't> {
         });
         self.generics.push(type_params(&sig.generics));
         self.bounds.push(type_bounds(&sig.generics));
+        // `this: Pin<&Self::Data<'_>>` in a trait impl: the type the impl names for `Data`.
+        let assoc: &[(String, syn::Type)] = match self.impls.last().filter(|_| in_impl) {
+            Some(i) => &i.assoc,
+            None => &[],
+        };
         let params: Vec<(String, String)> = sig
             .inputs
             .iter()
             .filter_map(|a| match a {
-                syn::FnArg::Typed(t) => match (&*t.pat, param_type_name(&t.ty)) {
-                    (Pat::Ident(i), Some(ty)) => Some((i.ident.to_string(), ty)),
-                    _ => None,
-                },
+                syn::FnArg::Typed(t) => {
+                    let ty = assoc::substitute_type(&t.ty, assoc);
+                    match (&*t.pat, param_type_name(&ty)) {
+                        (Pat::Ident(i), Some(ty)) => Some((i.ident.to_string(), ty)),
+                        _ => None,
+                    }
+                }
                 _ => None,
             })
             .collect();

@@ -247,6 +247,10 @@ pub struct Site {
     pub handled: Vec<String>,
 }
 
+/// The `method` of a [`CheckKind::UnwrapOr`] for `if let Ok(…) = f() { … }` without an
+/// `else`, which drops the error as `.ok()` does.
+pub const IF_LET_OK: &str = "if let Ok";
+
 /// Codes a driver hands back on purpose, which nobody waits to read about: a deferral
 /// (`EPROBE_DEFER`: the driver core records it and probes again) and the restart codes of a wait
 /// a signal interrupted (`ERESTARTSYS` …: the syscall is restarted or returns `EINTR`; user

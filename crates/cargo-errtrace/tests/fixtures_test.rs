@@ -88,6 +88,8 @@ const EXPECTED: &[Row] = &[
     ("index_receiver.rs", 2, 0, 0, 0, 0, 7, 0),
     ("errtrace_boundary.rs", 0, 0, 0, 0, 0, 3, 0),
     ("handled_code_arm.rs", 2, 0, 0, 0, 0, 5, 0),
+    ("assoc_param_receiver.rs", 0, 1, 0, 0, 0, 0, 0),
+    ("if_let_ok.rs", 0, 0, 1, 0, 0, 0, 3),
     ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
     ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic_no_std.rs", 0, 0, 0, 1, 0, 0, 0),
@@ -584,6 +586,18 @@ fn methods_on_statics_follow_the_declared_type() {
 }
 
 /// The lines of a fixture's findings, in order, are `want` (each finding at its real origin).
+/// `this: Pin<&Self::Data<'_>>` in a trait impl is the type the impl names for `Data`.
+#[test]
+fn a_parameter_of_an_associated_type_calls_the_named_types_methods() {
+    assert_finding_lines("assoc_param_receiver.rs", &[23]);
+}
+
+/// `if let Ok(…) = f()` without `else` drops `f`'s error as `.ok()` does.
+#[test]
+fn if_let_ok_without_else_swallows_the_error() {
+    assert_finding_lines("if_let_ok.rs", &[21]);
+}
+
 fn assert_finding_lines(fixture: &str, want: &[u32]) {
     let r = common::audit_fixture(fixture);
     let lines: Vec<u32> = r.findings.iter().map(|f| f.line).collect();

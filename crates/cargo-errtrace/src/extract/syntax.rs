@@ -479,6 +479,11 @@ pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
     }
 }
 
+/// `Ok(…)`: the success pattern of an `if let` that has no `else` for the error.
+pub(super) fn ok_pattern(p: &Pat) -> bool {
+    matches!(p, Pat::TupleStruct(ts) if last_seg(&ts.path) == "Ok")
+}
+
 /// The errno an error-making expression names: `Err(EINVAL)`, `Err(code::ENODEV)`,
 /// `Err(Error::EIO)`, `Err(EINVAL.into())`, `err!(EIO, …)`, `Err(err!(once, EIO, …))`.
 pub(super) fn errno_named(e: &Expr) -> Option<String> {

@@ -473,6 +473,19 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     "`if let Err(…) = … {}` with an empty body swallows the error".to_string(),
                 );
             }
+            // `if let Ok(conf) = this.read_config() { … }` without an `else`: on failure the
+            // code goes on as `.ok()` would, and is decided as `.ok()` is.
+            if ok_pattern(&l.pat) && i.else_branch.is_none() {
+                if let Some((callee, false)) = self.callee_of(strip(&l.expr)) {
+                    self.add_check(
+                        pos(l.pat.span()),
+                        CheckKind::UnwrapOr {
+                            method: IF_LET_OK.to_string(),
+                            callee,
+                        },
+                    );
+                }
+            }
         }
         // `if p.is_null() { return Err(…) }` after `let p = …alloc…(…)`: the errors made in
         // that branch are the allocation's failure, which the allocator reports.
