@@ -369,6 +369,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                 also_reaches: Vec::new(),
                 also_enters: Vec::new(),
                 guard: false,
+                fix: None,
             });
         }
     }

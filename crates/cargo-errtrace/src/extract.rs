@@ -435,6 +435,7 @@ impl<'n, 't> Walker<'n, 't> {
             also_reaches: Vec::new(),
             also_enters: Vec::new(),
             guard: false,
+            fix: None,
         });
     }
 

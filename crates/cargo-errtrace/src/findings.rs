@@ -142,6 +142,25 @@ pub struct Finding {
     /// (`a.checked_add(b).ok_or(EOVERFLOW)?`, `u32::try_from(n)?`). Listed only with `--guards`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub guard: bool,
+    /// For a silent chain: the log line to add where the error is made, so that it is logged
+    /// once, there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
+}
+
+/// Text to insert at one place of a file: the log line a silent chain lacks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// What it does, in words.
+    pub description: String,
+    /// Path relative to the audited root.
+    pub file: String,
+    /// 1-based line of the insertion point.
+    pub line: u32,
+    /// 1-based column of the insertion point (the text goes before it).
+    pub column: u32,
+    /// The text.
+    pub insert: String,
 }
 
 /// Per-file counts.

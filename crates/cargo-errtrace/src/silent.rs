@@ -9,8 +9,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::findings::{BoundaryInfo, ChainStep, Entry, Finding, Kind};
-use crate::model::Boundary;
+use crate::findings::{BoundaryInfo, ChainStep, Entry, Finding, Fix, Kind};
+use crate::model::{Boundary, How, Site, Target};
 use crate::resolve::{FnId, Index};
 
 /// An unlogged origin in a function: its error site and what it makes.
@@ -357,6 +357,44 @@ fn chain_finding(
         also_reaches: Vec::new(),
         also_enters: Vec::new(),
         guard: o.guard,
+        fix: log_fix(&file.path, &func.name, site, kind),
+    })
+}
+
+/// The log line that makes a silent origin logged where it is made: after a `?`'s call,
+/// `.inspect_err(|e| pr_err!(…))` (inserted before the `?`); before `return Err(…)`, a
+/// `pr_err!(…);` statement. `pr_err!` in kernel code, `log::error!` under `main`. Other
+/// origins (a tail expression, an arm's value) get none: where a statement may go is not
+/// known.
+fn log_fix(file: &str, function: &str, site: &Site, boundary: Boundary) -> Option<Fix> {
+    let mac = if boundary == Boundary::Main {
+        "log::error!"
+    } else {
+        "pr_err!"
+    };
+    let newline = if boundary == Boundary::Main { "" } else { "\\n" };
+    let what = match &site.target {
+        Target::Call(c) => format!("{} failed", c.name()),
+        Target::OriginFn(_, Some(c)) => format!("{c} failed"),
+        _ => site.errno.clone().unwrap_or_else(|| "failed".to_string()),
+    };
+    let (insert, description) = match site.how {
+        How::Try => (
+            format!(".inspect_err(|e| {mac}(\"{function}: {what}: {{e:?}}{newline}\"))"),
+            "log the error where it is made, before the `?` passes it on",
+        ),
+        How::Return if matches!(site.target, Target::Made) => (
+            format!("{mac}(\"{function}: {what}{newline}\"); "),
+            "log the error where it is made, before it is returned",
+        ),
+        _ => return None,
+    };
+    Some(Fix {
+        description: description.to_string(),
+        file: file.to_string(),
+        line: site.pos.line,
+        column: site.pos.column,
+        insert,
     })
 }
 

@@ -764,3 +764,40 @@ fn a_code_an_arm_handles_does_not_leave_through_it() {
     assert_eq!(chain_of(10), [10, 30, 49], "ERANGE through peek only");
     assert_eq!(chain_of(13), [13, 24, 38], "EIO through the loop");
 }
+
+/// Each silent chain's fix, applied to its file, puts a log line where the error is made and
+/// leaves a file that still parses; the audit of the fixed file has no finding at that place.
+#[test]
+fn a_fix_logs_the_error_where_it_is_made() {
+    let r = common::audit_fixture("silent_chain.rs");
+    let fixes: Vec<&errtrace_audit::findings::Fix> =
+        r.findings.iter().filter_map(|f| f.fix.as_ref()).collect();
+    assert_eq!(fixes.len(), r.findings.len(), "{:?}", r.findings);
+    let path = common::fixtures().join("silent_chain.rs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    // Later insertions first, so that earlier positions stay where they were.
+    let mut sorted = fixes.clone();
+    sorted.sort_by_key(|f| std::cmp::Reverse((f.line, f.column)));
+    for fix in &sorted {
+        let start: usize = text
+            .split_inclusive('\n')
+            .take(fix.line as usize - 1)
+            .map(str::len)
+            .sum();
+        let line = &text[start..];
+        let at = start
+            + line
+                .char_indices()
+                .nth(fix.column as usize - 1)
+                .map(|(i, _)| i)
+                .unwrap();
+        text.insert_str(at, &fix.insert);
+    }
+    syn::parse_file(&text).expect("the fixed file parses");
+    let fixed =
+        errtrace_audit::audit_sources(&[("silent_chain.rs", &text)], &errtrace_audit::Config::default());
+    let lines: Vec<u32> = fixed.findings.iter().map(|f| f.line).collect();
+    for fix in fixes {
+        assert!(!lines.contains(&fix.line), "still silent at {}: {text}", fix.line);
+    }
+}

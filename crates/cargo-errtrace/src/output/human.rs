@@ -95,10 +95,13 @@ impl Files {
     }
 }
 
+/// `explained`: the boundaries whose fate an earlier finding already told (one note per
+/// boundary; the later findings name it).
 fn finding_diagnostic(
     f: &Finding,
     file_id: Option<usize>,
     files: &SimpleFiles<String, String>,
+    explained: &mut std::collections::HashSet<String>,
 ) -> Diagnostic<usize> {
     let mut d = Diagnostic::warning()
         .with_code(f.kind.as_str())
@@ -167,7 +170,11 @@ fn finding_diagnostic(
         notes.push(s);
     }
     if let Some(b) = &f.boundary {
-        notes.push(format!("`{}` is a boundary ({}): {}", b.function, b.kind, b.fate));
+        if explained.insert(b.function.clone()) {
+            notes.push(format!("`{}` is a boundary ({}): {}", b.function, b.kind, b.fate));
+        } else {
+            notes.push(format!("`{}` is a boundary ({}), as above", b.function, b.kind));
+        }
     }
     if !f.also_reaches.is_empty() {
         let list: Vec<String> = f.also_reaches.iter().map(|b| format!("`{b}`")).collect();
@@ -182,6 +189,12 @@ fn finding_diagnostic(
         notes.push(format!(
             "the same error also enters unlogged at {}",
             list.join(", ")
+        ));
+    }
+    if let Some(fix) = &f.fix {
+        notes.push(format!(
+            "to fix this, {}: insert `{}` at {}:{}:{}",
+            fix.description, fix.insert, fix.file, fix.line, fix.column
         ));
     }
     notes.push(format!(
@@ -230,9 +243,10 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
         let d = parse_diagnostic(e, id, &files.files);
         let _ = term::emit(&mut buf, &config, &files.files, &d);
     }
+    let mut explained = std::collections::HashSet::new();
     for f in &report.findings {
         let id = files.id(base, &f.file);
-        let d = finding_diagnostic(f, id, &files.files);
+        let d = finding_diagnostic(f, id, &files.files, &mut explained);
         let _ = term::emit(&mut buf, &config, &files.files, &d);
     }
     let mut out = String::from_utf8_lossy(buf.as_slice()).into_owned();

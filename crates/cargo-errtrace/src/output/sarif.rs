@@ -105,6 +105,23 @@ fn result(f: &Finding, fingerprint: &str) -> Value {
         });
         r["relatedLocations"] = Value::Array(steps.chain(entries).collect());
     }
+    if let Some(fix) = &f.fix {
+        r["fixes"] = json!([{
+            "description": { "text": fix.description },
+            "artifactChanges": [{
+                "artifactLocation": { "uri": fix.file, "uriBaseId": "%SRCROOT%" },
+                "replacements": [{
+                    "deletedRegion": {
+                        "startLine": fix.line,
+                        "startColumn": fix.column,
+                        "endLine": fix.line,
+                        "endColumn": fix.column
+                    },
+                    "insertedContent": { "text": fix.insert }
+                }]
+            }]
+        }]);
+    }
     r
 }
 
