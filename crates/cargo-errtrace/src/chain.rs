@@ -21,6 +21,8 @@ pub struct Analysis {
     pub functions: u64,
     /// Number of boundary functions.
     pub boundaries: u64,
+    /// The file of each boundary function (to count those of the audited code alone).
+    pub boundary_files: Vec<String>,
 }
 
 /// Run the whole-tree analysis over the summaries.
@@ -402,6 +404,10 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
         acknowledged,
         functions: n as u64,
         boundaries: boundaries.len() as u64,
+        boundary_files: boundaries
+            .iter()
+            .filter_map(|&b| index.file_of(b).map(|f| f.path.clone()))
+            .collect(),
     }
 }
 

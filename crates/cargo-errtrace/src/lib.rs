@@ -390,8 +390,22 @@ fn build_report(
         acknowledged: analysis.acknowledged,
         returned_to_user,
         guards,
-        functions: analysis.functions,
-        boundaries: analysis.boundaries,
+        // With a kernel tree, the kernel crate's functions and boundaries are not the audited
+        // code's.
+        functions: if library.is_empty() {
+            analysis.functions
+        } else {
+            summaries
+                .iter()
+                .filter(|s| !library.contains(&s.path))
+                .map(|s| s.functions.len() as u64)
+                .sum()
+        },
+        boundaries: analysis
+            .boundary_files
+            .iter()
+            .filter(|f| !library.contains(*f))
+            .count() as u64,
         ..Default::default()
     };
     let mut per_file = Vec::with_capacity(summaries.len());
