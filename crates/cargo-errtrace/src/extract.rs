@@ -168,6 +168,8 @@ struct Walker<'n, 't> {
     /// Locals of the current function bound to the result of an allocating call
     /// (`let p = unsafe { bindings::kzalloc(…) }`).
     alloc_locals: Vec<String>,
+    /// Locals bound by a `let` in the current function: values made here.
+    bound_locals: Vec<String>,
     /// Locals of the current function bound to a C function's value (`let ret = unsafe {
     /// bindings::__auxiliary_device_add(…) }`), with the C function's name.
     c_locals: Vec<(String, String)>,
@@ -258,6 +260,7 @@ impl<'n, 't> Walker<'n, 't> {
             variants: HashMap::new(),
             option_closures: 0,
             alloc_locals: Vec::new(),
+            bound_locals: Vec::new(),
             c_locals: Vec::new(),
             value_locals: Vec::new(),
             field_locals: Vec::new(),
@@ -441,6 +444,7 @@ impl<'n, 't> Walker<'n, 't> {
 
     fn function(&mut self, sig: &syn::Signature, attrs: &[Attribute], block: &syn::Block, in_impl: bool) {
         self.alloc_locals.clear();
+        self.bound_locals.clear();
         self.c_locals.clear();
         self.value_locals.clear();
         self.field_locals.clear();

@@ -205,6 +205,10 @@ pub struct Summary {
     /// Unlogged errors whose origin is an overflow or conversion guard: counted, listed only
     /// with `--guards`.
     pub guards: u64,
+    /// Checks that cannot fail for the values they are given (a `Devres` made in the same
+    /// probe, accessed): counted, never listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cannot_fail: u64,
     /// Functions analysed.
     pub functions: u64,
     /// Boundary functions found.
@@ -335,4 +339,8 @@ pub struct ParseError {
     pub column: u32,
     /// syn's message.
     pub message: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -413,6 +413,7 @@ fn build_report(
     for s in summaries.iter().filter(|s| !library.contains(&s.path)) {
         summary.lines += u64::from(s.lines);
         summary.question_marks += u64::from(s.question_marks);
+        summary.cannot_fail += u64::from(s.cannot_fail_checks);
         summary.log_calls += u64::from(s.log_calls);
         per_file.push(findings::PerFile {
             file: s.path.clone(),

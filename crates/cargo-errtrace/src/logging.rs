@@ -23,6 +23,16 @@ const KERNEL_LEVELS: &[&str] = &[
     "dev_info",
 ];
 
+/// Whether a logging macro prints at a progress level (`pr_info!`, `dev_notice!`, `info!`):
+/// a line about what is happening, not about a failure.
+pub fn is_progress_level(name: &str) -> bool {
+    let base = name
+        .strip_suffix("_once")
+        .or_else(|| name.strip_suffix("_ratelimited"))
+        .unwrap_or(name);
+    base == "info" || base.ends_with("_info") || base.ends_with("_notice")
+}
+
 /// `log`, `tracing` and std macros that log.
 const OTHER_MACROS: &[&str] = &[
     "error",
@@ -134,6 +144,10 @@ const REPORTED_BY_CALLEE: &[&str] = &[
     "Box::pin",
     "Box::pin_init",
     "Box::init",
+    // `KBox::try_pin_init(init, flags)` (the kernel's `InPlaceInit`): as `pin_init`, the
+    // initialiser's own errors are followed where it is written.
+    "Box::try_pin_init",
+    "Box::try_init",
     "Vec::with_capacity",
     "Vec::push",
     "Vec::reserve",
@@ -142,6 +156,8 @@ const REPORTED_BY_CALLEE: &[&str] = &[
     "Arc::new",
     "Arc::pin_init",
     "Arc::init",
+    "Arc::try_pin_init",
+    "Arc::try_init",
     "UniqueArc::new",
     "UniqueArc::new_uninit",
     "UniqueArc::pin_init",

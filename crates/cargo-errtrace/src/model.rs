@@ -117,10 +117,12 @@ impl Boundary {
 /// Driver-trait callbacks whose failure the subsystem's C code prints: not boundaries. The
 /// cpufreq core prints "Failed to change cpu frequency: %d" when `target_index` fails
 /// (`__target_index` in Linux 6.12); phylib's state machine warns with the callback's name when
-/// `read_status` fails (`phy_error_precise`: `WARN(1, "%pS: returned: %d")`, Linux 6.12 and 7.3);
+/// `read_status` fails (`phy_error_precise`: `WARN(1, "%pS: returned: %d")`, Linux 6.12 and 7.3),
+/// and `config_aneg` too (its state machine's `_phy_start_aneg`, the same warning: 7.3's
+/// `drivers/net/phy/phy.c:1605-1613`);
 /// a driver's `suspend` and `resume` run under the PM core, which prints a failing callback
 /// (`dpm_run_callback` → `__suspend_report_result`: "%s(): %ps returns %d", and `pm_dev_err`).
-pub const SUBSYSTEM_PRINTS: &[&str] = &["target_index", "read_status", "suspend", "resume"];
+pub const SUBSYSTEM_PRINTS: &[&str] = &["target_index", "read_status", "config_aneg", "suspend", "resume"];
 
 /// Whether `f` is a driver-trait callback whose failure the subsystem prints
 /// ([`SUBSYSTEM_PRINTS`]): an error leaving it is reported by the C code that called it, so
@@ -370,6 +372,9 @@ pub struct FileSummary {
     pub lines: u32,
     /// Real `?` operators.
     pub question_marks: u32,
+    /// Checks that cannot fail for the values they are given (`mapping.try_access()` on a
+    /// `Devres` made in the same probe): counted, never listed.
+    pub cannot_fail_checks: u32,
     /// Logging calls.
     pub log_calls: u32,
     /// `#![no_std]` at the top of the file.

@@ -90,6 +90,10 @@ const EXPECTED: &[Row] = &[
     ("handled_code_arm.rs", 2, 0, 0, 0, 0, 5, 0),
     ("assoc_param_receiver.rs", 0, 1, 0, 0, 0, 0, 0),
     ("if_let_ok.rs", 0, 0, 1, 0, 0, 0, 3),
+    ("progress_log_before.rs", 1, 0, 0, 0, 0, 2, 2),
+    ("unrevoked_access.rs", 1, 0, 0, 0, 0, 4, 0),
+    ("phy_callbacks.rs", 1, 0, 0, 0, 0, 2, 0),
+    ("try_pin_init_tail.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic.rs", 0, 0, 0, 5, 0, 0, 0),
     ("panic_ok.rs", 0, 0, 0, 0, 0, 0, 0),
     ("panic_no_std.rs", 0, 0, 0, 1, 0, 0, 0),
@@ -596,6 +600,37 @@ fn a_parameter_of_an_associated_type_calls_the_named_types_methods() {
 #[test]
 fn if_let_ok_without_else_swallows_the_error() {
     assert_finding_lines("if_let_ok.rs", &[21]);
+}
+
+/// A progress line (`dev_info!`) before an error does not log it; an error line does.
+#[test]
+fn a_progress_line_logs_no_later_error() {
+    assert_finding_lines("progress_log_before.rs", &[14]);
+}
+
+/// A `Devres` made in the same probe cannot be revoked yet: its access is a check that cannot
+/// fail, counted and not listed; in a file operation it can fail.
+#[test]
+fn an_access_to_a_devres_made_in_the_probe_cannot_fail() {
+    assert_finding_lines("unrevoked_access.rs", &[13]);
+    let r = common::audit_fixture("unrevoked_access.rs");
+    assert_eq!(r.summary.cannot_fail, 1);
+    assert_eq!(r.summary.returned_to_user, 1, "the ioctl's access can fail");
+}
+
+/// phylib prints a failing `config_aneg` or `read_status`; not a failing `soft_reset`.
+#[test]
+fn phylib_prints_what_its_state_machine_calls() {
+    assert_finding_lines("phy_callbacks.rs", &[17]);
+}
+
+/// `KBox::try_pin_init(…)` of an initialiser that cannot fail fails only by allocating.
+#[test]
+fn try_pin_init_of_an_infallible_initialiser_only_allocates() {
+    let mut config = errtrace_audit::Config::default();
+    config.user_space = true;
+    let r = common::audit_with(&common::fixtures().join("try_pin_init_tail.rs"), config);
+    assert!(r.findings.is_empty(), "{:?}", r.findings);
 }
 
 fn assert_finding_lines(fixture: &str, want: &[u32]) {

@@ -10,6 +10,28 @@ use crate::logging::{runs_on_error, MethodRole};
 use crate::model::*;
 
 impl Walker<'_, '_> {
+    /// `mapping.try_access().ok_or(ENXIO)` in a probe, with `mapping` a `Devres` bound in the
+    /// same probe: a check that cannot fail. A `Devres` is revoked when its device unbinds,
+    /// which cannot happen while the device's probe runs, so nothing made in the probe can be
+    /// gone yet.
+    pub(super) fn unrevoked_access(&self, e: &Expr) -> bool {
+        let in_probe = self
+            .fns
+            .last()
+            .is_some_and(|f| f.summary.boundary == Some(Boundary::Probe));
+        let Expr::MethodCall(m) = strip(e) else {
+            return false;
+        };
+        if !in_probe || !crate::logging::MAKERS.contains(&m.method.to_string().as_str()) {
+            return false;
+        }
+        let Expr::MethodCall(access) = strip(&m.receiver) else {
+            return false;
+        };
+        access.method == "try_access"
+            && local_name(strip(&access.receiver)).is_some_and(|n| self.bound_locals.contains(&n))
+    }
+
     /// The declared type of a receiver that is a parameter of the current function.
     pub(super) fn param_type(&self, recv: &Expr) -> Option<String> {
         latest(self.params.last()?, &local_name(recv)?).cloned()

@@ -229,8 +229,10 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let before = self.log_mark();
             let exits = self.exits;
             self.visit_stmt(s);
-            // Logs of this statement outside the blocks in it that leave the function.
-            if self.logs_staying_since(before) > 0 {
+            // Logs of this statement outside the blocks in it that leave the function; a
+            // progress line (`dev_info!(…, "Probed with info\n")`) tells of no failure, so it
+            // logs no error made after it.
+            if self.logs_staying_since(before) > 0 && !progress_logs_only(self.names, s) {
                 if let Some(f) = self.frames.last_mut() {
                     *f = true;
                 }
@@ -296,7 +298,11 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
     fn visit_expr_try(&mut self, t: &'ast syn::ExprTry) {
         self.out.question_marks += 1;
         let mut on_the_way_out = false;
-        if self.test_depth == 0 && !self.fns.is_empty() {
+        let cannot_fail = self.test_depth == 0 && self.unrevoked_access(&t.expr);
+        if cannot_fail {
+            self.out.cannot_fail_checks += 1;
+        }
+        if self.test_depth == 0 && !self.fns.is_empty() && !cannot_fail {
             let (target, attached) = self.classify(&t.expr);
             // `.inspect_err(|e| dev_err!(…))?`: the log runs only when the error leaves here.
             on_the_way_out = attached;
@@ -566,6 +572,7 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             // `let hal = gsp_hal(chip);`: the call's value type, found once the call is resolved.
             let call = called_path(&init.expr).map(|path| self.path_segs(path));
             self.forget_local(&name);
+            self.bound_locals.push(name.clone());
             if let Some(c) = c_function {
                 self.c_locals.push((name.clone(), c));
             }
@@ -801,4 +808,34 @@ pub(super) fn names_alloc_error(p: &syn::Pat) -> bool {
     let mut n = Names(false);
     n.visit_pat(p);
     n.0
+}
+
+/// Whether every logging macro in `s` is a progress line (`pr_info!`, `dev_notice!`…): it
+/// reports no failure, so an error made after it is not the one it logs. A statement with an
+/// error or warning macro, or with no logging macro (a logging method or function), is not.
+fn progress_logs_only(names: &crate::logging::Names, s: &Stmt) -> bool {
+    struct Levels<'n> {
+        names: &'n crate::logging::Names,
+        progress: bool,
+        other: bool,
+    }
+    impl<'ast> Visit<'ast> for Levels<'_> {
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let name = last_seg(&m.path);
+            if self.names.is_log_macro(&name) {
+                if crate::logging::is_progress_level(&name) {
+                    self.progress = true;
+                } else {
+                    self.other = true;
+                }
+            }
+        }
+    }
+    let mut l = Levels {
+        names,
+        progress: false,
+        other: false,
+    };
+    l.visit_stmt(s);
+    l.progress && !l.other
 }

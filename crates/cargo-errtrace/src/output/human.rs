@@ -290,9 +290,15 @@ pub fn render(report: &Report, base: &Path, color: bool) -> String {
     } else {
         format!("{} overflow guards (--guards)", s.guards)
     };
+    // Shown only when there are any, so that the line stays as it was for code without them.
+    let cannot_fail = if s.cannot_fail > 0 {
+        format!("; {} checks that cannot fail", s.cannot_fail)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged; {user}; {guards}",
+        "findings: {} silent-chain, {} discarded, {} swallowed, {panic}; {} parse errors; {} suppressed; {} acknowledged; {user}; {guards}{cannot_fail}",
         s.silent_chain, s.discarded, s.swallowed, s.parse_errors, s.suppressed, s.acknowledged
     );
     out
