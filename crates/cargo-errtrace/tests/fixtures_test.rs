@@ -627,8 +627,10 @@ fn phylib_prints_what_its_state_machine_calls() {
 /// `KBox::try_pin_init(…)` of an initialiser that cannot fail fails only by allocating.
 #[test]
 fn try_pin_init_of_an_infallible_initialiser_only_allocates() {
-    let mut config = errtrace_audit::Config::default();
-    config.user_space = true;
+    let config = errtrace_audit::Config {
+        user_space: true,
+        ..Default::default()
+    };
     let r = common::audit_with(&common::fixtures().join("try_pin_init_tail.rs"), config);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
 }
