@@ -18,6 +18,9 @@ first run) and is scored against the labels, which were written before any run:
 
 With --check, exits 1 when a finding is unjudged, or recall or precision is below 80 %.
 
+With --kernel-tree, the audit reads what each C callee does from TREE's C (TREE must then be a
+whole tree, with Kbuild); without it, from the built-in name lists, as a driver folder alone.
+
 With --kernel-crate, scores the kernel crate's own labels instead (`rust_kernel_{a,b,c}`: three
 parts of rust/kernel, labelled the same way): `rust/` is audited alone, once, and each part is
 scored on the findings whose origin is in its files.
@@ -115,10 +118,15 @@ def staged(tree, path):
 
 FACTS = []
 
+# Without --kernel-tree, the labels are scored as the audit reads a driver folder alone: what a
+# C callee does is known from the built-in name lists (the labels of this corpus were written to
+# that reading). With it, from the given tree's C.
+TREE = ["--no-kernel-tree"]
+
 
 def run_audit(audit, target):
     out = subprocess.run(
-        [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"] + FACTS,
+        [audit, "errtrace", "audit", target, "--format", "json", "--user-space", "--guards"] + FACTS + TREE,
         capture_output=True,
         text=True,
     )
@@ -258,9 +266,13 @@ def main():
                     help="with --kernel-crate: also write the audit's findings on rust/ to FILE")
     ap.add_argument("--facts", metavar="DIR",
                     help="resolve calls with the facts errtrace-rustc wrote while building TREE (kernel/facts.sh)")
+    ap.add_argument("--kernel-tree", action="store_true",
+                    help="read what C callees do from TREE's C (the audit's --kernel-tree TREE)")
     a = ap.parse_args()
     if a.facts:
         FACTS.extend(["--facts", a.facts])
+    if a.kernel_tree:
+        TREE[:] = ["--kernel-tree", a.tree]
     drivers = [tuple(d.split("=", 1)) for d in a.driver] if a.driver else DRIVERS
     if a.kernel_crate:
         drivers = [(n, "rust/kernel") for n in KERNEL_PARTS]

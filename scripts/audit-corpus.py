@@ -35,7 +35,8 @@ def main():
 
     labels = json.load(open(a.labels))
     out = subprocess.run(
-        [a.audit, "errtrace", "audit", a.tree, "--format", "json", "--user-space", "--guards"],
+        [a.audit, "errtrace", "audit", a.tree, "--format", "json", "--user-space", "--guards",
+         "--no-kernel-tree"],
         capture_output=True,
         text=True,
     )

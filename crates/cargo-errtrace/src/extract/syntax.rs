@@ -479,9 +479,11 @@ pub(super) fn err_pattern(p: &Pat) -> Option<Option<String>> {
     }
 }
 
-/// `Ok(…)`: the success pattern of an `if let` that has no `else` for the error.
+/// `Ok(x)`: the success pattern of an `if let` that has no `else` for the error (not
+/// `Ok(Some(x))`, a lookup's).
 pub(super) fn ok_pattern(p: &Pat) -> bool {
-    matches!(p, Pat::TupleStruct(ts) if last_seg(&ts.path) == "Ok")
+    matches!(p, Pat::TupleStruct(ts) if last_seg(&ts.path) == "Ok"
+        && !ts.elems.iter().any(|e| matches!(e, Pat::TupleStruct(_))))
 }
 
 /// The errno an error-making expression names: `Err(EINVAL)`, `Err(code::ENODEV)`,

@@ -479,9 +479,16 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
                     "`if let Err(…) = … {}` with an empty body swallows the error".to_string(),
                 );
             }
-            // `if let Ok(conf) = this.read_config() { … }` without an `else`: on failure the
-            // code goes on as `.ok()` would, and is decided as `.ok()` is.
-            if ok_pattern(&l.pat) && i.else_branch.is_none() {
+            // `if let Ok(conf) = this.read_config() { … }` without an `else`, in a function
+            // that returns nothing (a `shutdown`, a `drop`): the error has nowhere to go, and
+            // is decided as `.ok()` is. In a function returning a `Result` the author chose
+            // not to pass it on (a fallback to the code after the `if`), and `Ok(Some(…))` is
+            // a lookup whose failure is one more way of finding nothing.
+            let returns_nothing = self
+                .fns
+                .last()
+                .is_some_and(|f| f.closure_depth == 0 && matches!(f.summary.ret, Ret::Unit));
+            if ok_pattern(&l.pat) && i.else_branch.is_none() && returns_nothing {
                 if let Some((callee, false)) = self.callee_of(strip(&l.expr)) {
                     self.add_check(
                         pos(l.pat.span()),
