@@ -132,7 +132,17 @@ def run_audit(audit, target):
     )
     if out.returncode not in (0, 1):
         sys.exit(f"audit failed on {target} ({out.returncode}): {out.stderr}")
-    return json.loads(out.stdout)["findings"]
+    found = json.loads(out.stdout)["findings"]
+    if "--kernel-tree" in TREE:
+        # The tree's kernel crate is named by its full path: made relative to the tree, as the
+        # labels and the judgements name it.
+        root = os.path.abspath(TREE[1]) + "/"
+        rel = lambda p: p[len(root):] if p and p.startswith(root) else p
+        for f in found:
+            f["file"] = rel(f["file"])
+            for c in f.get("chain", []) + f.get("also_enters", []):
+                c["file"] = rel(c.get("file"))
+    return found
 
 
 _KERNEL_RUN = {}
@@ -160,7 +170,9 @@ def score(name, path, tree, audit, with_kernel):
         every = kernel_findings(tree, audit)
         own = set(labels["files"])
         return tally(name, labels, every, [f for f in every if f["file"] in own])
-    stage = staged(tree, path) if with_kernel else None
+    # With the tree's C, the driver is audited where it is: the audit joins the tree's kernel
+    # crate itself.
+    stage = staged(tree, path) if with_kernel and "--kernel-tree" not in TREE else None
     target = stage or os.path.join(tree, path)
     prefix = (path.rstrip("/") + "/" if os.path.isdir(os.path.join(tree, path)) else os.path.dirname(path) + "/") if stage else ""
     try:
