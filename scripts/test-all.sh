@@ -298,7 +298,8 @@ facts_notes() {
 }
 
 # The audit on Linux 7.3's drivers and samples labelled blind (crates/cargo-errtrace/corpus/linux-7.3-blind),
-# each with the kernel crate, and on the kernel crate's own labels, from the facts step's 7.3
+# each with the kernel crate (once by the name lists, once with the tree's C), and on the kernel
+# crate's own labels, from the facts step's 7.3
 # tree (its sources are Debian's, unmodified): fails when a finding is unjudged, or recall or
 # precision drops below 80 %.
 audit_blind() {
@@ -309,6 +310,9 @@ audit_blind() {
             --audit target/debug/cargo-errtrace --check &&
         # The kernel crate's own labels (rust/kernel in three parts), rust/ audited alone.
         python3 scripts/audit-blind-score.py "$kdir" --kernel-crate \
+            --audit target/debug/cargo-errtrace --check &&
+        # Each driver audited where it is, with what the tree's C says of each C callee.
+        python3 scripts/audit-blind-score.py "$kdir" --kernel-tree \
             --audit target/debug/cargo-errtrace --check
 }
 
