@@ -119,10 +119,20 @@ impl Boundary {
 /// (`__target_index` in Linux 6.12); phylib's state machine warns with the callback's name when
 /// `read_status` fails (`phy_error_precise`: `WARN(1, "%pS: returned: %d")`, Linux 6.12 and 7.3),
 /// and `config_aneg` too (its state machine's `_phy_start_aneg`, the same warning: 7.3's
-/// `drivers/net/phy/phy.c:1605-1613`);
+/// `drivers/net/phy/phy.c:1605-1613`); a PHY's `soft_reset` fails back through `phy_init_hw`
+/// and `phy_attach_direct` (7.3's `drivers/net/phy/phy_device.c`) to the MAC driver attaching the
+/// PHY, which reports the failed attach (two readers of the kernel's code judged it so, for the
+/// in-tree PHY drivers' MACs);
 /// a driver's `suspend` and `resume` run under the PM core, which prints a failing callback
 /// (`dpm_run_callback` → `__suspend_report_result`: "%s(): %ps returns %d", and `pm_dev_err`).
-pub const SUBSYSTEM_PRINTS: &[&str] = &["target_index", "read_status", "config_aneg", "suspend", "resume"];
+pub const SUBSYSTEM_PRINTS: &[&str] = &[
+    "target_index",
+    "read_status",
+    "config_aneg",
+    "soft_reset",
+    "suspend",
+    "resume",
+];
 
 /// Whether `f` is a driver-trait callback whose failure the subsystem prints
 /// ([`SUBSYSTEM_PRINTS`]): an error leaving it is reported by the C code that called it, so

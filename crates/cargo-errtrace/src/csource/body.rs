@@ -558,33 +558,51 @@ impl<'t> Reader<'t> {
         false
     }
 
-    /// After `var = f(…);`, the next statement tests `var` and its branch prints (`if (ret) {
-    /// dev_err(…); goto out; }`, `if (IS_ERR(p)) return dev_err_probe(…)`).
+    /// After `var = f(…);`, a later statement of the same block tests `var` and its branch
+    /// prints (`if (ret) { dev_err(…); goto out; }`, `if (IS_ERR(p)) return dev_err_probe(…)`),
+    /// before anything assigns `var` again; statements that test `var` without printing may sit
+    /// between (`if (ret == -ENOENT) ret = fallback(…);`).
     fn printed_after(&self, stmt: Node<'t>, var: &str) -> bool {
-        let mut next = stmt.next_named_sibling();
-        // Skip blank statements and comments between.
-        while let Some(n) = next {
-            if n.kind() == "comment" {
-                next = n.next_named_sibling();
-                continue;
-            }
-            break;
-        }
-        let Some(next) = next else { return false };
-        if next.kind() != "if_statement" {
-            return false;
-        }
-        let Some(cond) = next.child_by_field_name("condition") else {
-            return false;
-        };
         let bare = var.trim_start_matches('*');
-        if !compact(self.text(cond)).contains(bare) {
-            return false;
+        let mut next = stmt.next_named_sibling();
+        let mut budget = 12;
+        while let Some(n) = next {
+            budget -= 1;
+            if budget == 0 {
+                return false;
+            }
+            next = n.next_named_sibling();
+            match n.kind() {
+                "comment" | "preproc_if" | "preproc_ifdef" => continue,
+                "if_statement" => {
+                    let Some(cond) = n.child_by_field_name("condition") else {
+                        return false;
+                    };
+                    if !compact(self.text(cond)).contains(bare) {
+                        continue;
+                    }
+                    if self.contains_print(cond)
+                        || n.child_by_field_name("consequence")
+                            .is_some_and(|c| self.contains_print_stmt(c))
+                    {
+                        return true;
+                    }
+                }
+                "expression_statement" => {
+                    // `var = …;` again: what follows is about the new value.
+                    let assigns = n.named_child(0).is_some_and(|e| {
+                        e.kind() == "assignment_expression"
+                            && e.child_by_field_name("left")
+                                .is_some_and(|l| compact(self.text(l)) == var)
+                    });
+                    if assigns {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
         }
-        self.contains_print(cond)
-            || next
-                .child_by_field_name("consequence")
-                .is_some_and(|c| self.contains_print_stmt(c))
+        false
     }
 
     /// A print in the statements between the last label before `cur` and `cur` (`out:
