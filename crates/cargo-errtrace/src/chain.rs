@@ -372,6 +372,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                 also_enters: Vec::new(),
                 guard: false,
                 fix: None,
+                fix_steps: Vec::new(),
             });
         }
     }

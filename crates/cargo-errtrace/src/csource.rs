@@ -131,16 +131,15 @@ impl Knowledge {
             } else {
                 name.clone()
             };
-            if !index.by_name.contains_key(&target) {
-                continue;
-            }
-            let (verdict, codes) = deriver.verdict(&target, DEPTH, &mut Vec::new());
-            let defined_at = index
+            // A macro that only calls a function is told by that function's definition.
+            let defined = index
                 .by_name
                 .get(&target)
-                .and_then(|l| l.first())
-                .map(|l| format!("{}:{}", l.file, l.line))
-                .unwrap_or_default();
+                .or_else(|| index.aliases.get(&target).and_then(|t| index.by_name.get(t)))
+                .and_then(|l| l.first());
+            let Some(defined) = defined else { continue };
+            let defined_at = format!("{}:{}", defined.file, defined.line);
+            let (verdict, codes) = deriver.verdict(&target, DEPTH, &mut Vec::new());
             facts.insert(
                 name,
                 CFact {
@@ -184,19 +183,30 @@ impl Knowledge {
             Verdict::CannotFail => "cannot fail".to_string(),
             Verdict::Prints => "prints its failures".to_string(),
             Verdict::OnlyAllocates => "fails only by allocating (the allocator warns)".to_string(),
-            Verdict::PrintsSome => format!("prints its failures, but not {}", codes(&f.codes)),
+            Verdict::PrintsSome => format!("prints some of its failures, not {}", codes(&f.codes)),
             Verdict::Silent => format!("can fail with {}, prints nothing", codes(&f.codes)),
-            Verdict::Unknown => "does not show what it does on failure".to_string(),
+            Verdict::Unknown => {
+                "fails in ways its C does not show (a callback, a computed value): taken as silent"
+                    .to_string()
+            }
         };
         Some(format!("{what} ({})", f.defined_at))
     }
 }
 
-/// `-EIO, -EBUSY, NULL`.
+/// In [`CFact::codes`]: besides the codes named, failures the reading could not place (a call
+/// through an ops table, a computed value).
+const CALLBACK: &str = "?";
+
+/// `-EIO, -EBUSY, NULL`, and "what a callback returns" for [`CALLBACK`].
 fn codes(codes: &[String]) -> String {
     let codes: Vec<String> = codes
         .iter()
-        .map(|c| if c == "NULL" { c.clone() } else { format!("-{c}") })
+        .map(|c| match c.as_str() {
+            "NULL" => c.clone(),
+            CALLBACK => "what a callback returns".to_string(),
+            _ => format!("-{c}"),
+        })
         .collect();
     codes.join(", ")
 }
@@ -220,7 +230,17 @@ impl Deriver<'_> {
     }
 
     fn read(&mut self, name: &str) -> Option<body::Body> {
-        let loc = self.index.by_name.get(name)?.first()?.clone();
+        let Some(loc) = self.index.by_name.get(name).and_then(|l| l.first()).cloned() else {
+            // A macro that only calls a function fails as that function does.
+            let target = self.index.aliases.get(name)?;
+            return self.index.by_name.contains_key(target).then(|| body::Body {
+                returns: Returns::Errno,
+                failures: vec![body::Failure {
+                    source: Source::Callee(target.clone()),
+                    printed: false,
+                }],
+            });
+        };
         if !self.texts.contains_key(&loc.file) {
             let text = std::fs::read(self.root.join(&loc.file)).ok()?;
             self.texts
@@ -273,6 +293,9 @@ impl Deriver<'_> {
             }
             match &f.source {
                 Source::Code(c) if c == "ENOMEM" => alloc = true,
+                // A deferral or a restart is handed back on purpose (the audit's rule for
+                // Rust code too): no failure to print.
+                Source::Code(c) if crate::model::DELIBERATE_CODES.contains(&c.as_str()) => {}
                 Source::Code(c) => silent.push(c.clone()),
                 Source::Null => silent.push("NULL".to_string()),
                 Source::Unknown => unknown = true,
@@ -306,6 +329,10 @@ impl Deriver<'_> {
         }
         silent.sort();
         silent.dedup();
+        // Codes named, and failures through a callback besides: said so.
+        if !silent.is_empty() && unknown {
+            silent.push(CALLBACK.to_string());
+        }
         if !silent.is_empty() && printed {
             (Verdict::PrintsSome, silent)
         } else if !silent.is_empty() {

@@ -439,6 +439,7 @@ impl<'n, 't> Walker<'n, 't> {
             also_enters: Vec::new(),
             guard: false,
             fix: None,
+            fix_steps: Vec::new(),
         });
     }
 

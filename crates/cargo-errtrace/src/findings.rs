@@ -146,6 +146,11 @@ pub struct Finding {
     /// once, there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<Fix>,
+    /// The log lines that would do at each step of the chain, origin first: where the origin is
+    /// in code not audited (a kernel tree's kernel crate), the fix goes where the error enters
+    /// the audited code.
+    #[serde(skip)]
+    pub fix_steps: Vec<Fix>,
 }
 
 /// Text to insert at one place of a file: the log line a silent chain lacks.

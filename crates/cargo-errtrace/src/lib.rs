@@ -355,6 +355,13 @@ fn build_report(
     if !library.is_empty() {
         findings.retain(|f| !library.contains(&f.file) || f.chain.iter().any(|s| !library.contains(&s.file)));
         summaries.retain(|s| !library.contains(&s.path) || s.parse_error.is_none());
+        // A log line belongs in the audited code: where the error enters it, when it is made
+        // in the kernel crate.
+        for f in &mut findings {
+            if f.fix.as_ref().is_some_and(|x| library.contains(&x.file)) {
+                f.fix = f.fix_steps.iter().find(|x| !library.contains(&x.file)).cloned();
+            }
+        }
     }
     let panics = config.panics;
     if !panics {

@@ -293,10 +293,12 @@ fn chain_finding(
         also_at: Vec::new(),
     }];
     let mut cur = at;
+    let mut hop_sites: Vec<(&str, &str, &Site)> = Vec::new();
     for &(p, s) in up {
         let pf = index.func(p)?;
         let pfile = index.file_of(p)?;
         let ps = pf.sites.get(s as usize)?;
+        hop_sites.push((pfile.path.as_str(), pf.name.as_str(), ps));
 
         // The parent's other unlogged calls of the same function.
         let mut also_at: Vec<u32> = edges
@@ -358,6 +360,10 @@ fn chain_finding(
         also_enters: Vec::new(),
         guard: o.guard,
         fix: log_fix(&file.path, &func.name, site, kind),
+        fix_steps: hop_sites
+            .iter()
+            .filter_map(|(path, name, s)| log_fix(path, name, s, kind))
+            .collect(),
     })
 }
 

@@ -90,6 +90,7 @@ const EXPECTED: &[Row] = &[
     ("handled_code_arm.rs", 2, 0, 0, 0, 0, 5, 0),
     ("assoc_param_receiver.rs", 0, 1, 0, 0, 0, 0, 0),
     ("if_let_ok.rs", 0, 0, 1, 0, 0, 1, 4),
+    ("alloc_error_ok_or.rs", 1, 0, 0, 0, 0, 4, 0),
     ("progress_log_before.rs", 1, 0, 0, 0, 0, 2, 2),
     ("unrevoked_access.rs", 1, 0, 0, 0, 0, 4, 0),
     ("phy_callbacks.rs", 1, 0, 0, 0, 0, 3, 0),
@@ -634,6 +635,12 @@ fn try_pin_init_of_an_infallible_initialiser_only_allocates() {
     };
     let r = common::audit_with(&common::fixtures().join("try_pin_init_tail.rs"), config);
     assert!(r.findings.is_empty(), "{:?}", r.findings);
+}
+
+/// `ok_or(AllocError)` after an allocator is the allocation's failure; `ok_or(EINVAL)` is not.
+#[test]
+fn ok_or_alloc_error_is_an_allocations_failure() {
+    assert_finding_lines("alloc_error_ok_or.rs", &[16]);
 }
 
 fn assert_finding_lines(fixture: &str, want: &[u32]) {

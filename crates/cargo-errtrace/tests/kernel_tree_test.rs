@@ -9,7 +9,7 @@ fn tree() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures-trees/kernel_tree_c")
 }
 
-fn messages(kernel_tree: Option<KernelTree>) -> Vec<String> {
+fn findings(kernel_tree: Option<KernelTree>) -> Vec<errtrace_audit::Finding> {
     let opts = Options {
         root: tree().join("drivers/misc/foo"),
         config: Config::default(),
@@ -17,8 +17,35 @@ fn messages(kernel_tree: Option<KernelTree>) -> Vec<String> {
         facts: None,
         kernel_tree,
     };
-    let r = audit(&opts).expect("audit");
-    r.findings.into_iter().map(|f| f.message).collect()
+    audit(&opts).expect("audit").findings
+}
+
+fn messages(kernel_tree: Option<KernelTree>) -> Vec<String> {
+    findings(kernel_tree)
+        .into_iter()
+        .filter(|f| f.message.contains("of C `"))
+        .map(|f| f.message)
+        .collect()
+}
+
+/// An error the kernel crate makes without a word is reported with its chain into the driver,
+/// and the log line to add is the driver's, where the error enters it, not the kernel crate's.
+#[test]
+fn the_fix_goes_where_the_error_enters_the_audited_code() {
+    let t = KernelTree::above(&tree().join("drivers/misc/foo")).expect("the fixture is a tree");
+    let f = findings(Some(t));
+    let map = f
+        .iter()
+        .find(|f| f.function.ends_with("io::map"))
+        .expect("the kernel crate's origin");
+    assert!(map.file.ends_with("rust/kernel/lib.rs"), "{}", map.file);
+    let fix = map.fix.as_ref().expect("a fix");
+    assert_eq!((fix.file.as_str(), fix.line), ("foo.rs", 18), "{fix:?}");
+    assert!(
+        fix.insert
+            .starts_with(".inspect_err(|e| pr_err!(\"probe: map failed"),
+        "{fix:?}"
+    );
 }
 
 /// A C callee that prints its failures, fails only by allocating or cannot fail makes no

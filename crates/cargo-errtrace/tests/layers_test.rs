@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("findings", 0),
     ("suppress", 0),
     ("model", 1),
+    ("csource", 1),
     ("logging", 1),
     ("wrappers", 1),
     ("extract", 2),

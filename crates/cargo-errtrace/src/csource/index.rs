@@ -24,10 +24,19 @@ pub(crate) struct Location {
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     pub by_name: HashMap<String, Vec<Location>>,
+    /// Function-like macros that only call a function (`#define devm_add_action_or_reset(dev,
+    /// action, data) __devm_add_action_or_reset(dev, action, data, #action)`): name → callee.
+    pub aliases: HashMap<String, String>,
     /// How many files were read.
     pub files: usize,
     /// How many bytes were read.
     pub bytes: u64,
+}
+
+/// What one file holds: a function's definition, or a macro that only calls a function.
+enum Found {
+    Definition(String, Location),
+    Alias(String, String),
 }
 
 /// Directories whose C is not the kernel that runs: tools, docs, build scripts, user-space
@@ -61,14 +70,13 @@ pub(crate) fn build(tree: &Path, arch: &str) -> Index {
             Some((e.path().to_path_buf(), rel))
         })
         .collect();
-    let found: Vec<(String, Location, u64)> = files
+    let found: Vec<Found> = files
         .par_iter()
         .flat_map_iter(|(path, rel)| {
             let text = std::fs::read(path).unwrap_or_default();
-            let n = text.len() as u64;
             let header = rel.ends_with(".h");
             let helper = rel.starts_with("rust/helpers/");
-            definitions(&text)
+            let defs = definitions(&text)
                 .into_iter()
                 .map(|(name, offset, line, is_static)| {
                     let rank = if helper {
@@ -80,18 +88,21 @@ pub(crate) fn build(tree: &Path, arch: &str) -> Index {
                     } else {
                         3
                     };
-                    (
+                    let file = rel.clone();
+                    Found::Definition(
                         name,
                         Location {
-                            file: rel.clone(),
+                            file,
                             offset,
                             line,
                             rank,
                         },
-                        n,
                     )
-                })
-                .collect::<Vec<_>>()
+                });
+            let aliases = macro_aliases(&text)
+                .into_iter()
+                .map(|(name, target)| Found::Alias(name, target));
+            defs.chain(aliases).collect::<Vec<_>>()
         })
         .collect();
     let mut index = Index {
@@ -103,8 +114,13 @@ pub(crate) fn build(tree: &Path, arch: &str) -> Index {
         .filter_map(|(p, _)| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    for (name, loc, _) in found {
-        index.by_name.entry(name).or_default().push(loc);
+    for f in found {
+        match f {
+            Found::Definition(name, loc) => index.by_name.entry(name).or_default().push(loc),
+            Found::Alias(name, target) => {
+                index.aliases.entry(name).or_insert(target);
+            }
+        }
     }
     for locs in index.by_name.values_mut() {
         locs.sort_by(|a, b| (a.rank, &a.file, a.offset).cmp(&(b.rank, &b.file, b.offset)));
@@ -148,6 +164,52 @@ pub(crate) fn definitions(text: &[u8]) -> Vec<(String, usize, u32, bool)> {
         }
         prev_start = start;
         start = end + 1;
+    }
+    out
+}
+
+/// `#define name(args) target(…)`, the body on the same line or the next (after a `\`): a
+/// macro that only calls a function, as the kernel's `devm_add_action_or_reset` calls
+/// `__devm_add_action_or_reset`.
+pub(crate) fn macro_aliases(text: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    while start < text.len() {
+        let end = memchr_nl(text, start);
+        let line = &text[start..end];
+        start = end + 1;
+        let Some(rest) = line.strip_prefix(b"#define ") else {
+            continue;
+        };
+        let Some(open) = rest.iter().position(|&b| b == b'(') else {
+            continue;
+        };
+        let name = &rest[..open];
+        if name.is_empty() || !name.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_') {
+            continue;
+        }
+        let Some(close) = rest[open..].iter().position(|&b| b == b')') else {
+            continue;
+        };
+        let mut body = rest[open + close + 1..].trim_ascii();
+        if body == b"\\" && start < text.len() {
+            body = text[start..memchr_nl(text, start)].trim_ascii();
+        }
+        let Some(call) = body.iter().position(|&b| b == b'(') else {
+            continue;
+        };
+        let target = body[..call].trim_ascii();
+        let is_name = |t: &[u8]| {
+            !t.is_empty()
+                && !t[0].is_ascii_digit()
+                && t.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        };
+        if is_name(target) && target != name {
+            out.push((
+                String::from_utf8_lossy(name).into_owned(),
+                String::from_utf8_lossy(target).into_owned(),
+            ));
+        }
     }
     out
 }

@@ -165,7 +165,9 @@ fn definitions_are_found_the_way_the_kernel_writes_them() {
             "always_zero",
             "own_line",
             "get_ptr",
-            "label_prints"
+            "label_prints",
+            "defers",
+            "through_ops"
         ]
     );
     let own = defs.iter().find(|d| d.0 == "own_line").unwrap();
@@ -181,4 +183,29 @@ fn the_tree_is_found_above_a_path_inside_it() {
         std::fs::canonicalize(&t.root).unwrap()
     );
     assert!(KernelTree::above(&std::env::temp_dir()).is_none());
+}
+
+#[test]
+fn a_deferral_is_no_failure_and_a_callback_is_said() {
+    let k = knowledge(&["defers", "through_ops"]);
+    assert_eq!(k.fact("defers").unwrap().verdict, Verdict::CannotFail);
+    assert_eq!(
+        k.describe("through_ops").unwrap(),
+        "can fail with -EBUSY, what a callback returns, prints nothing (drivers/base/thing.c:138)"
+    );
+}
+
+#[test]
+fn a_macro_that_only_calls_a_function_fails_as_it_does() {
+    let k = knowledge(&["quiet_alias"]);
+    let f = k.fact("quiet_alias").unwrap();
+    assert_eq!(f.verdict, Verdict::Silent);
+    assert_eq!(f.codes, ["EBUSY"]);
+    assert_eq!(
+        index::macro_aliases(b"#define a(x) b(x, 1)\n#define c(x) \\\n\td(x)\n#define E 5\n"),
+        [
+            ("a".to_string(), "b".to_string()),
+            ("c".to_string(), "d".to_string())
+        ]
+    );
 }

@@ -501,6 +501,12 @@ pub(super) fn errno_named(e: &Expr) -> Option<String> {
         }
         Expr::Path(p) => Some(last_seg(&p.path)).filter(|s| errno_like(s)),
         Expr::MethodCall(m) if m.method == "into" => errno_named(&m.receiver),
+        // `….ok_or(ENODEV)`, `….ok_or_else(|| EINVAL)`.
+        Expr::MethodCall(m) if m.method == "ok_or" => m.args.first().and_then(errno_named),
+        Expr::MethodCall(m) if m.method == "ok_or_else" => match m.args.first().map(strip) {
+            Some(Expr::Closure(c)) => errno_named(&c.body),
+            _ => None,
+        },
         Expr::Macro(m) if last_seg(&m.mac.path) == "err" => m
             .mac
             .tokens
@@ -673,7 +679,15 @@ pub(super) fn chain_closure<'e>(name: &syn::Ident, last_arg: Option<&'e Expr>) -
 /// The C function `e` calls directly (`bindings::f(…)`, through `unsafe { … }`, blocks and
 /// parentheses), by name.
 pub(super) fn c_function_called(e: &Expr) -> Option<String> {
-    let Expr::Call(c) = block_value(e) else {
+    let mut e = block_value(e);
+    // `unsafe { bindings::__drm_dev_alloc(…) }.cast()`: the pointer the C function returned.
+    while let Expr::MethodCall(m) = e {
+        if m.method != "cast" || !m.args.is_empty() {
+            return None;
+        }
+        e = block_value(&m.receiver);
+    }
+    let Expr::Call(c) = e else {
         return None;
     };
     let Expr::Path(p) = strip(&c.func) else {
@@ -991,4 +1005,16 @@ pub(super) fn handled_codes(arms: &[syn::Arm]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// `….ok_or(AllocError)`: the error of a failed allocation, which the allocator reported
+/// (`NonNull::new(ptr).ok_or(AllocError)?` after `zalloc_cpumask_var(…, GFP_KERNEL)`).
+pub(super) fn names_alloc_error_value(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::MethodCall(m) if m.method == "ok_or" => m
+            .args
+            .first()
+            .is_some_and(|a| matches!(strip(a), Expr::Path(p) if last_seg(&p.path) == "AllocError")),
+        _ => false,
+    }
 }

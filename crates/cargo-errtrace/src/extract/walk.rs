@@ -310,11 +310,16 @@ impl<'ast> Visit<'ast> for Walker<'_, '_> {
             let attached = attached || self.value_logged_before(&t.expr);
             if let Some(target) = target {
                 self.gfp_call = (gfp_call(&t.expr) && !self.runs_local_initialiser(&t.expr))
-                    || self.null_allocation(&t.expr);
+                    || self.null_allocation(&t.expr)
+                    || names_alloc_error_value(&t.expr);
                 self.guard_call = guard_call(&t.expr);
+                let made = matches!(target, Target::Made);
                 self.add_site(pos(t.question_token.span), How::Try, target, attached);
                 self.gfp_call = false;
                 self.guard_call = false;
+                if made {
+                    self.note_errno(&t.expr);
+                }
                 self.note_init_args(&t.expr);
             }
             if let Some((made, logged)) = self.closure_made(&t.expr) {

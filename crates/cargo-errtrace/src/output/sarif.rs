@@ -31,7 +31,7 @@ fn location(file: &str, line: u32, column: Option<u32>, message: Option<String>)
     }
     let mut loc = json!({
         "physicalLocation": {
-            "artifactLocation": { "uri": file, "uriBaseId": "%SRCROOT%" },
+            "artifactLocation": artifact(file),
             "region": region
         }
     });
@@ -39,6 +39,16 @@ fn location(file: &str, line: u32, column: Option<u32>, message: Option<String>)
         loc["message"] = json!({ "text": m });
     }
     loc
+}
+
+/// Where a file is: relative to the source root, or (a kernel tree's file, outside the audited
+/// root) an absolute `file:` URI.
+fn artifact(file: &str) -> Value {
+    if file.starts_with('/') {
+        json!({ "uri": format!("file://{file}") })
+    } else {
+        json!({ "uri": file, "uriBaseId": "%SRCROOT%" })
+    }
 }
 
 /// A finding's stable identity for code scanning: what it is (kind, file, function, boundary,
@@ -56,7 +66,8 @@ fn fingerprints(findings: &[Finding]) -> Vec<String> {
                 f.file,
                 f.function,
                 f.boundary.as_ref().map(|b| b.function.as_str()).unwrap_or(""),
-                f.message
+                // Without numbers: a hop count or a C callee's line moves with unrelated edits.
+                f.message.replace(|c: char| c.is_ascii_digit(), "")
             );
             let n = seen.entry(key.clone()).or_insert(0);
             *n += 1;
@@ -109,7 +120,7 @@ fn result(f: &Finding, fingerprint: &str) -> Value {
         r["fixes"] = json!([{
             "description": { "text": fix.description },
             "artifactChanges": [{
-                "artifactLocation": { "uri": fix.file, "uriBaseId": "%SRCROOT%" },
+                "artifactLocation": artifact(&fix.file),
                 "replacements": [{
                     "deletedRegion": {
                         "startLine": fix.line,

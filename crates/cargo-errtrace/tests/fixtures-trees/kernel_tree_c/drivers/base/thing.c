@@ -127,3 +127,22 @@ fail:
 	pr_err("thing failed: %d\n", err);
 	return err;
 }
+
+int defers(struct device *dev)
+{
+	if (!dev->driver)
+		return -EPROBE_DEFER;
+	return 0;
+}
+
+int through_ops(struct thing *t)
+{
+	int ret;
+
+	if (t->minor > 4)
+		return -EBUSY;
+	ret = t->ops->start(t);
+	return ret;
+}
+
+#define quiet_alias(t) quiet_busy(t)

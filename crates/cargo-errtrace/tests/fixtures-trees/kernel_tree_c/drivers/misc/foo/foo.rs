@@ -1,5 +1,6 @@
 //! A driver whose probe calls C functions that print, only allocate, cannot fail, and fail
-//! silently: with the tree, only the last is a silent path.
+//! silently: with the tree, only the last is a silent path; and a kernel-crate function that
+//! fails without a word, whose log line belongs in the driver.
 
 use kernel::bindings;
 use kernel::error::{to_result, Result};
@@ -14,6 +15,7 @@ impl platform::Driver for Foo {
         to_result(unsafe { bindings::enomem_only(raw) })?;
         to_result(unsafe { bindings::always_zero(raw) })?;
         to_result(unsafe { bindings::quiet_busy(raw) })?;
+        kernel::io::map(0)?;
         Ok(Foo)
     }
 }
