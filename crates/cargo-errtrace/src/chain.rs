@@ -136,6 +136,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                             site: si as u32,
                             what,
                             guard: site.guard,
+                            codes: origin_codes(site, names),
                         });
                     }
                 }
@@ -221,6 +222,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                                 site: si as u32,
                                 what,
                                 guard: site.guard,
+                                codes: Vec::new(),
                             });
                         }
                     }
@@ -409,6 +411,22 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
             .iter()
             .filter_map(|&b| index.file_of(b).map(|f| f.path.clone()))
             .collect(),
+    }
+}
+
+/// The codes an origin can fail with, when known: the errno it names, or the unprinted codes
+/// the kernel tree's C shows for the C callee it makes an errno of (none when some failure
+/// there goes through a callback, whose codes are not known).
+fn origin_codes(site: &Site, names: &Names) -> Vec<String> {
+    if let Some(e) = &site.errno {
+        return vec![e.clone()];
+    }
+    let Target::OriginFn(_, Some(c)) = &site.target else {
+        return Vec::new();
+    };
+    match names.c_knowledge().and_then(|k| k.fact(c)) {
+        Some(f) if !f.codes.is_empty() && f.codes.iter().all(|c| c != "?" && c != "NULL") => f.codes.clone(),
+        _ => Vec::new(),
     }
 }
 

@@ -19,6 +19,10 @@ pub(crate) struct Origin {
     pub(crate) what: String,
     /// An overflow or conversion guard (see `extract::guard`).
     pub(crate) guard: bool,
+    /// The codes it can fail with, when known: the errno it names (`Err(ERANGE)`), or the
+    /// unprinted codes of the C callee it makes an errno of, as the kernel tree's C shows them.
+    /// A caller that handles every one by name (`Err(e) if e == ENOENT => fallback`) stops it.
+    pub(crate) codes: Vec<String>,
 }
 
 /// One step up a chain: the caller and the index of its call site.
@@ -103,9 +107,9 @@ pub(crate) fn chains(
                 let mut up = walk_up(&parent, f, b, n);
                 // The search tree's path handles this origin's code: another path that does
                 // not, among the functions this search reached, or none.
-                if let Some(code) = handled_on(index, edges, f, o, &up) {
+                if let Some(codes) = handled_on(index, edges, f, o, &up) {
                     let reached = |p: FnId| p == b || stamp.get(p as usize) == Some(&mark);
-                    match path_avoiding(index, &callers, reached, &is_entry, f, b, code) {
+                    match path_avoiding(index, &callers, reached, &is_entry, f, b, codes) {
                         Some(other) => up = other,
                         None => continue,
                     }
@@ -154,17 +158,20 @@ pub(crate) fn chains(
     findings
 }
 
-/// The code of origin `o` (in `at`) when a hop of `up` handles it by name (`Err(ERANGE) =>
+/// The codes of origin `o` (in `at`) when a hop of `up` handles each by name (`Err(ERANGE) =>
 /// continue` before the arm that re-throws): the error never leaves through that caller, unless
 /// another of its calls of the same function passes it on.
-fn handled_on<'i>(
-    index: &'i Index<'_>,
+fn handled_on<'o>(
+    index: &Index<'_>,
     edges: &[Vec<Hop>],
     at: FnId,
-    o: &Origin,
+    o: &'o Origin,
     up: &[Hop],
-) -> Option<&'i str> {
-    let code = index.func(at)?.sites.get(o.site as usize)?.errno.as_deref()?;
+) -> Option<&'o [String]> {
+    let codes = o.codes.as_slice();
+    if codes.is_empty() {
+        return None;
+    }
     let mut cur = at;
     for &(p, _) in up {
         let pf = index.func(p)?;
@@ -175,8 +182,8 @@ fn handled_on<'i>(
             .iter()
             .filter(|(t, _)| *t == cur)
             .filter_map(|(_, s)| pf.sites.get(*s as usize));
-        if through.all(|x| x.handled.iter().any(|h| h == code)) {
-            return Some(code);
+        if through.all(|x| codes.iter().all(|c| x.handled.contains(c))) {
+            return Some(codes);
         }
         cur = p;
     }
@@ -184,7 +191,8 @@ fn handled_on<'i>(
 }
 
 /// A path from `f` up to the boundary `b` through functions the search `reached`, none of whose
-/// call sites handles `code` by name: breadth-first over the callers, innermost hop first.
+/// call sites handles all of `codes` by name: breadth-first over the callers, innermost hop
+/// first.
 fn path_avoiding(
     index: &Index<'_>,
     callers: &[Vec<Hop>],
@@ -192,7 +200,7 @@ fn path_avoiding(
     is_entry: &impl Fn(FnId, FnId) -> bool,
     f: FnId,
     b: FnId,
-    code: &str,
+    codes: &[String],
 ) -> Option<Vec<Hop>> {
     // For each caller found: the function below it and the call site.
     let mut came_from: HashMap<FnId, Hop> = HashMap::new();
@@ -213,7 +221,7 @@ fn path_avoiding(
             let handles = index
                 .func(p)
                 .and_then(|pf| pf.sites.get(s as usize))
-                .is_some_and(|x| x.handled.iter().any(|h| h == code));
+                .is_some_and(|x| codes.iter().all(|c| x.handled.contains(c)));
             if handles || !reached(p) || is_entry(p, cur) || p == f || came_from.contains_key(&p) {
                 continue;
             }

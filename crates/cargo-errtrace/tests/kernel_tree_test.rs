@@ -64,11 +64,26 @@ fn the_tree_tells_which_c_callees_are_silent() {
     );
 }
 
-/// Without the tree, the same driver has four silent paths: the lists do not know these
+/// A C callee whose only unprinted failure the driver handles by name (`Err(e) if e == ENOENT
+/// => fallback`) makes no silent path with the tree; without it, its failures are not known and
+/// the call is one.
+#[test]
+fn a_c_callees_unprinted_code_handled_by_name_is_no_silent_path() {
+    let t = KernelTree::above(&tree().join("drivers/misc/foo")).expect("the fixture is a tree");
+    let with = findings(Some(t));
+    assert!(!with.iter().any(|f| f.message.contains("`sharing`")), "{with:#?}");
+    let without = findings(None);
+    assert!(
+        without.iter().any(|f| f.message.contains("`sharing`")),
+        "{without:#?}"
+    );
+}
+
+/// Without the tree, the same driver has five silent paths: the lists do not know these
 /// callees.
 #[test]
 fn without_the_tree_every_unknown_c_callee_is_an_origin() {
     let m = messages(None);
-    assert_eq!(m.len(), 4, "{m:?}");
+    assert_eq!(m.len(), 5, "{m:?}");
     assert!(m.iter().all(|m| m.contains("of C `")), "{m:?}");
 }

@@ -167,7 +167,8 @@ fn definitions_are_found_the_way_the_kernel_writes_them() {
             "get_ptr",
             "label_prints",
             "defers",
-            "through_ops"
+            "through_ops",
+            "sharing"
         ]
     );
     let own = defs.iter().find(|d| d.0 == "own_line").unwrap();

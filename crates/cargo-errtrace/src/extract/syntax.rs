@@ -997,14 +997,41 @@ pub(super) fn made_at(e: &Expr) -> Pos {
 /// `Err(code::EAGAIN) => …`): an arm after them never sees those errors.
 pub(super) fn handled_codes(arms: &[syn::Arm]) -> Vec<String> {
     arms.iter()
-        .filter(|a| a.guard.is_none())
-        .filter_map(|a| match &a.pat {
-            Pat::TupleStruct(ts) if last_seg(&ts.path) == "Err" && ts.elems.len() == 1 => {
+        .filter_map(|a| match (&a.pat, &a.guard) {
+            (Pat::TupleStruct(ts), None) if last_seg(&ts.path) == "Err" && ts.elems.len() == 1 => {
                 named_error(ts.elems.first()?)
+            }
+            // `Err(e) if e == ENOENT => fallback`: the code the guard names.
+            (Pat::TupleStruct(ts), Some((_, guard)))
+                if last_seg(&ts.path) == "Err" && ts.elems.len() == 1 =>
+            {
+                let Some(Pat::Ident(bound)) = ts.elems.first() else {
+                    return None;
+                };
+                compared_code(guard, &bound.ident.to_string())
             }
             _ => None,
         })
         .collect()
+}
+
+/// `e == ENOENT` (or `ENOENT == e`) with `e` the name bound: the errno compared with.
+fn compared_code(guard: &Expr, bound: &str) -> Option<String> {
+    let Expr::Binary(b) = strip(guard) else {
+        return None;
+    };
+    if !matches!(b.op, syn::BinOp::Eq(_)) {
+        return None;
+    }
+    let is_bound = |e: &Expr| local_name(e).is_some_and(|n| n == bound);
+    let errno = |e: &Expr| errno_named(e);
+    if is_bound(&b.left) {
+        errno(&b.right)
+    } else if is_bound(&b.right) {
+        errno(&b.left)
+    } else {
+        None
+    }
 }
 
 /// `….ok_or(AllocError)`: the error of a failed allocation, which the allocator reported

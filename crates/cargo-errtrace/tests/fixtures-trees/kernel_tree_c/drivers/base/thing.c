@@ -146,3 +146,14 @@ int through_ops(struct thing *t)
 }
 
 #define quiet_alias(t) quiet_busy(t)
+
+int sharing(struct thing *t)
+{
+	if (!t->np)
+		return -ENOENT;
+	if (t->minor > 4) {
+		pr_err("bad minor %d\n", t->minor);
+		return -ERANGE;
+	}
+	return 0;
+}

@@ -16,6 +16,16 @@ impl platform::Driver for Foo {
         to_result(unsafe { bindings::always_zero(raw) })?;
         to_result(unsafe { bindings::quiet_busy(raw) })?;
         kernel::io::map(0)?;
+        // Its one unprinted failure, ENOENT, is handled: no silent path.
+        let _fallback = match sharing(raw) {
+            Ok(()) => false,
+            Err(e) if e == ENOENT => true,
+            Err(e) => return Err(e),
+        };
         Ok(Foo)
     }
+}
+
+fn sharing(raw: *mut u8) -> Result {
+    to_result(unsafe { bindings::sharing(raw) })
 }
