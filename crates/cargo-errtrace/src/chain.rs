@@ -137,6 +137,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                             what,
                             guard: site.guard,
                             codes: origin_codes(site, names),
+                            c_callee: c_callee(site, names),
                         });
                     }
                 }
@@ -223,6 +224,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                                 what,
                                 guard: site.guard,
                                 codes: Vec::new(),
+                                c_callee: None,
                             });
                         }
                     }
@@ -373,6 +375,7 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                 also_reaches: Vec::new(),
                 also_enters: Vec::new(),
                 guard: false,
+                c_callee: None,
                 fix: None,
                 fix_steps: Vec::new(),
             });
@@ -428,6 +431,20 @@ fn origin_codes(site: &Site, names: &Names) -> Vec<String> {
         Some(f) if !f.codes.is_empty() && f.codes.iter().all(|c| c != "?" && c != "NULL") => f.codes.clone(),
         _ => Vec::new(),
     }
+}
+
+/// The C function an origin makes an errno of, as the kernel tree's C shows it.
+fn c_callee(site: &Site, names: &Names) -> Option<crate::findings::CCallee> {
+    let Target::OriginFn(_, Some(c)) = &site.target else {
+        return None;
+    };
+    let f = names.c_knowledge()?.fact(c)?;
+    Some(crate::findings::CCallee {
+        name: c.clone(),
+        verdict: f.verdict.as_str().to_string(),
+        codes: f.codes.clone(),
+        defined_at: f.defined_at.clone(),
+    })
 }
 
 fn made_text(site: &Site) -> String {

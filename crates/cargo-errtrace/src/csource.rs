@@ -74,6 +74,20 @@ pub enum Verdict {
     Unknown,
 }
 
+impl Verdict {
+    /// Its name in output (`prints-some`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::CannotFail => "cannot-fail",
+            Verdict::Prints => "prints",
+            Verdict::PrintsSome => "prints-some",
+            Verdict::OnlyAllocates => "only-allocates",
+            Verdict::Silent => "silent",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
 /// What the tree's code says about one C function.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CFact {

@@ -438,6 +438,7 @@ impl<'n, 't> Walker<'n, 't> {
             also_reaches: Vec::new(),
             also_enters: Vec::new(),
             guard: false,
+            c_callee: None,
             fix: None,
             fix_steps: Vec::new(),
         });

@@ -146,11 +146,29 @@ pub struct Finding {
     /// once, there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<Fix>,
+    /// For a silent chain whose origin makes an errno of a C function's value: that function,
+    /// as the kernel tree's C shows it (none without a tree).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_callee: Option<CCallee>,
     /// The log lines that would do at each step of the chain, origin first: where the origin is
     /// in code not audited (a kernel tree's kernel crate), the fix goes where the error enters
     /// the audited code.
     #[serde(skip)]
     pub fix_steps: Vec<Fix>,
+}
+
+/// A C function an origin makes an errno of, as the kernel tree's C shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CCallee {
+    /// Its name (`misc_register`).
+    pub name: String,
+    /// `cannot-fail`, `prints`, `prints-some`, `only-allocates`, `silent` or `unknown`.
+    pub verdict: String,
+    /// The codes it can fail with unprinted (`EBUSY`, `NULL`; `?` for what a callback returns).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<String>,
+    /// Where it is defined in the tree (`drivers/char/misc.c:209`).
+    pub defined_at: String,
 }
 
 /// Text to insert at one place of a file: the log line a silent chain lacks.

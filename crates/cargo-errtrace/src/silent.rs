@@ -23,6 +23,8 @@ pub(crate) struct Origin {
     /// unprinted codes of the C callee it makes an errno of, as the kernel tree's C shows them.
     /// A caller that handles every one by name (`Err(e) if e == ENOENT => fallback`) stops it.
     pub(crate) codes: Vec<String>,
+    /// The C function it makes an errno of, as the kernel tree's C shows it.
+    pub(crate) c_callee: Option<crate::findings::CCallee>,
 }
 
 /// One step up a chain: the caller and the index of its call site.
@@ -367,6 +369,7 @@ fn chain_finding(
         also_reaches: Vec::new(),
         also_enters: Vec::new(),
         guard: o.guard,
+        c_callee: o.c_callee.clone(),
         fix: log_fix(&file.path, &func.name, site, kind),
         fix_steps: hop_sites
             .iter()

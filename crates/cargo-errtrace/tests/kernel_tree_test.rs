@@ -79,6 +79,34 @@ fn a_c_callees_unprinted_code_handled_by_name_is_no_silent_path() {
     );
 }
 
+/// The JSON report names the C callee with what its code does.
+#[test]
+fn a_finding_carries_its_c_callee() {
+    let t = KernelTree::above(&tree().join("drivers/misc/foo")).expect("the fixture is a tree");
+    let f = findings(Some(t));
+    let quiet = f
+        .iter()
+        .find(|f| f.message.contains("`quiet_busy`"))
+        .expect("the silent callee");
+    let c = quiet.c_callee.as_ref().expect("its C callee");
+    assert_eq!(
+        (
+            c.name.as_str(),
+            c.verdict.as_str(),
+            c.codes.as_slice(),
+            c.defined_at.as_str()
+        ),
+        (
+            "quiet_busy",
+            "silent",
+            &["EBUSY".to_string()][..],
+            "drivers/base/thing.c:5"
+        )
+    );
+    let json = serde_json::to_value(quiet).unwrap();
+    assert_eq!(json["c_callee"]["verdict"], "silent");
+}
+
 /// Without the tree, the same driver has five silent paths: the lists do not know these
 /// callees.
 #[test]

@@ -176,6 +176,9 @@ fn finding_diagnostic(
             notes.push(format!("`{}` is a boundary ({}), as above", b.function, b.kind));
         }
     }
+    if f.guard {
+        notes.push("its origin is an overflow or conversion guard (listed because of --guards)".to_string());
+    }
     if !f.also_reaches.is_empty() {
         let list: Vec<String> = f.also_reaches.iter().map(|b| format!("`{b}`")).collect();
         notes.push(format!("the same error also reaches {}", list.join(", ")));
