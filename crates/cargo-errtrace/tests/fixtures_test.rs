@@ -91,6 +91,7 @@ const EXPECTED: &[Row] = &[
     ("assoc_param_receiver.rs", 0, 1, 0, 0, 0, 0, 0),
     ("if_let_ok.rs", 0, 0, 1, 0, 0, 1, 4),
     ("alloc_error_ok_or.rs", 1, 0, 0, 0, 0, 4, 0),
+    ("init_method_field.rs", 1, 0, 0, 0, 0, 2, 0),
     ("progress_log_before.rs", 1, 0, 0, 0, 0, 2, 2),
     ("unrevoked_access.rs", 1, 0, 0, 0, 0, 4, 0),
     ("phy_callbacks.rs", 1, 0, 0, 0, 0, 3, 0),
@@ -641,6 +642,12 @@ fn try_pin_init_of_an_infallible_initialiser_only_allocates() {
 #[test]
 fn ok_or_alloc_error_is_an_allocations_failure() {
     assert_finding_lines("alloc_error_ok_or.rs", &[16]);
+}
+
+/// A `<-` field initialiser that is a method call fails the literal's initialiser.
+#[test]
+fn a_method_call_field_initialiser_is_an_origin() {
+    assert_finding_lines("init_method_field.rs", &[16]);
 }
 
 fn assert_finding_lines(fixture: &str, want: &[u32]) {

@@ -147,6 +147,12 @@ impl Walker<'_, '_> {
                             }
                         } else if let Some((target, attached)) = self.held_init(&toks, i + 2) {
                             self.add_site(pos(p.span()), How::Try, target, attached);
+                        } else if let Some((target, attached)) =
+                            self.expression_init(toks.get(i + 2..).unwrap_or_default())
+                        {
+                            // `bar <- pdev.iomap_region_sized::<{ END }>(0, c"name")`: a
+                            // method call, read as the syntax walk reads one.
+                            self.add_site(pos(p.span()), How::Try, target, attached);
                         }
                     }
                     TokenTree::Punct(p) if p.as_char() == '?' && is_real_question(&toks, i) => {
@@ -199,22 +205,26 @@ impl Walker<'_, '_> {
             .map(|(_, t, a)| (t.clone(), *a))
     }
 
+    /// A `<-` initialiser that is an expression the token forms above do not take (a method
+    /// call, with a turbofish or on a field): the expression up to the next top-level `,`,
+    /// classified as the syntax walk classifies a `?`'s operand.
+    fn expression_init(&self, toks: &[TokenTree]) -> Option<(Target, bool)> {
+        let e = initialiser_expr(toks)?;
+        if !matches!(strip(&e), Expr::MethodCall(_)) {
+            return None;
+        }
+        match self.classify(&e) {
+            (Some(t), a) => Some((t, a)),
+            _ => None,
+        }
+    }
+
     /// The error sources of a `<-` initialiser (the tokens after `<-`, up to the next
     /// top-level `,`) that chains a closure (`init.pin_chain(|slot| …)`,
     /// `PinInit::pin_chain(init, |slot| …)`): the closure's value and the inner initialiser;
     /// or that is a block (`unsafe` or not): the block's value, recorded where it is.
     fn chained_init(&self, toks: &[TokenTree]) -> Option<Vec<(Option<Pos>, Target, bool)>> {
-        // The initialiser ends at the first top-level `,` after which the tokens parse (a
-        // turbofish's `,` is not a group's: `PinInit::<_, Error>::pin_chain(…)`).
-        let ends = toks
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| is_punct(Some(*t), ','))
-            .map(|(k, _)| k)
-            .chain([toks.len()]);
-        let e: Expr = ends
-            .take(8)
-            .find_map(|end| syn::parse2(toks.get(..end)?.iter().cloned().collect()).ok())?;
+        let e = initialiser_expr(toks)?;
         // `field <- { …?; Registration::new(…) }`, or an `unsafe { … }` block (an IRQ
         // registration's initialiser): the block's value (its `?`s are scanned with the
         // block's tokens).
@@ -436,4 +446,18 @@ fn initialiser_in(args: &TokenStream) -> Option<Expr> {
         .ok()?;
     let found = initialiser_arg(&args).cloned();
     found
+}
+
+/// The expression of a `<-` initialiser (the tokens after `<-`): it ends at the first top-level
+/// `,` after which the tokens parse (a turbofish's `,` is not a group's:
+/// `PinInit::<_, Error>::pin_chain(…)`).
+fn initialiser_expr(toks: &[TokenTree]) -> Option<Expr> {
+    let ends = toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| is_punct(Some(*t), ','))
+        .map(|(k, _)| k)
+        .chain([toks.len()]);
+    ends.take(8)
+        .find_map(|end| syn::parse2(toks.get(..end)?.iter().cloned().collect()).ok())
 }
