@@ -131,13 +131,14 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
                         suppressed += 1;
                         continue;
                     }
+                    let c_callee = c_callee(site, names);
                     if let Some(o) = origins.get_mut(id as usize) {
                         o.push(Origin {
                             site: si as u32,
                             what,
                             guard: site.guard,
-                            codes: origin_codes(site, names),
-                            c_callee: c_callee(site, names),
+                            codes: origin_codes(site, c_callee.as_ref()),
+                            c_callee,
                         });
                     }
                 }
@@ -420,15 +421,12 @@ pub fn analyse(files: &[FileSummary], names: &Names, facts: Option<&Facts>) -> A
 /// The codes an origin can fail with, when known: the errno it names, or the unprinted codes
 /// the kernel tree's C shows for the C callee it makes an errno of (none when some failure
 /// there goes through a callback, whose codes are not known).
-fn origin_codes(site: &Site, names: &Names) -> Vec<String> {
+fn origin_codes(site: &Site, c_callee: Option<&crate::findings::CCallee>) -> Vec<String> {
     if let Some(e) = &site.errno {
         return vec![e.clone()];
     }
-    let Target::OriginFn(_, Some(c)) = &site.target else {
-        return Vec::new();
-    };
-    match names.c_knowledge().and_then(|k| k.fact(c)) {
-        Some(f) if !f.codes.is_empty() && f.codes.iter().all(|c| c != "?" && c != "NULL") => f.codes.clone(),
+    match c_callee {
+        Some(c) if !c.codes.is_empty() && c.codes.iter().all(|c| c != "?" && c != "NULL") => c.codes.clone(),
         _ => Vec::new(),
     }
 }

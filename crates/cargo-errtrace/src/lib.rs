@@ -363,6 +363,8 @@ fn build_report(
             }
         }
     }
+    // The audited code's summaries (with a kernel tree, not the kernel crate's).
+    let audited = |s: &&model::FileSummary| !library.contains(&s.path);
     let panics = config.panics;
     if !panics {
         findings.retain(|f| f.kind != findings::Kind::Panic);
@@ -404,7 +406,7 @@ fn build_report(
         } else {
             summaries
                 .iter()
-                .filter(|s| !library.contains(&s.path))
+                .filter(audited)
                 .map(|s| s.functions.len() as u64)
                 .sum()
         },
@@ -417,7 +419,7 @@ fn build_report(
     };
     let mut per_file = Vec::with_capacity(summaries.len());
     let mut parse_errors = Vec::new();
-    for s in summaries.iter().filter(|s| !library.contains(&s.path)) {
+    for s in summaries.iter().filter(audited) {
         summary.lines += u64::from(s.lines);
         summary.question_marks += u64::from(s.question_marks);
         summary.cannot_fail += u64::from(s.cannot_fail_checks);
@@ -438,8 +440,7 @@ fn build_report(
         panics_checked: panics,
         user_space_listed: config.user_space,
         guards_listed: config.guards,
-        files: summaries.iter().filter(|s| !library.contains(&s.path)).count() as u64
-            + io_errors.len() as u64,
+        files: summaries.iter().filter(audited).count() as u64 + io_errors.len() as u64,
         summary,
         findings,
         parse_errors,

@@ -70,9 +70,9 @@ pub(crate) fn build(tree: &Path, arch: &str) -> Index {
             Some((e.path().to_path_buf(), rel))
         })
         .collect();
-    let found: Vec<Found> = files
+    let read: Vec<(Vec<Found>, u64)> = files
         .par_iter()
-        .flat_map_iter(|(path, rel)| {
+        .map(|(path, rel)| {
             let text = std::fs::read(path).unwrap_or_default();
             let header = rel.ends_with(".h");
             let helper = rel.starts_with("rust/helpers/");
@@ -102,19 +102,15 @@ pub(crate) fn build(tree: &Path, arch: &str) -> Index {
             let aliases = macro_aliases(&text)
                 .into_iter()
                 .map(|(name, target)| Found::Alias(name, target));
-            defs.chain(aliases).collect::<Vec<_>>()
+            (defs.chain(aliases).collect::<Vec<_>>(), text.len() as u64)
         })
         .collect();
     let mut index = Index {
         files: files.len(),
+        bytes: read.iter().map(|(_, n)| n).sum(),
         ..Default::default()
     };
-    index.bytes = files
-        .iter()
-        .filter_map(|(p, _)| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    for f in found {
+    for f in read.into_iter().flat_map(|(found, _)| found) {
         match f {
             Found::Definition(name, loc) => index.by_name.entry(name).or_default().push(loc),
             Found::Alias(name, target) => {

@@ -326,8 +326,11 @@ impl Walker<'_, '_> {
                         return (Some(Target::Made), true);
                     }
                     if self.names.is_origin_function(&last) {
-                        let logged = self.contains_log(&c.args) || self.c_side_printed(&c.args);
                         let c_function = self.c_function_of(&c.args);
+                        let logged = self.contains_log(&c.args)
+                            || c_function
+                                .as_deref()
+                                .is_some_and(|f| self.names.c_function_prints(f));
                         return (Some(Target::OriginFn(last, c_function)), attached || logged);
                     }
                     // `<Self as Module>::init(m)` / `<T as Trait>::f(…)` with `T` a type
