@@ -10,8 +10,9 @@ OUT=$HERE/captures
 DEBUG_LOG=${2:-$(dirname "$LOG")/debug/serial.log}
 UP_BEFORE_LOG=$(dirname "$LOG")/upstream-before/serial.log
 UP_LOG=$(dirname "$LOG")/upstream/serial.log
+UP_DEBUG_LOG=$(dirname "$LOG")/upstream-debug/serial.log
 LOG_612=$(dirname "$LOG")/6.12/serial.log
-for f in "$LOG" "$DEBUG_LOG" "$LOG_612" "$UP_BEFORE_LOG" "$UP_LOG"; do
+for f in "$LOG" "$DEBUG_LOG" "$LOG_612" "$UP_BEFORE_LOG" "$UP_LOG" "$UP_DEBUG_LOG"; do
     [[ -f $f ]] || { echo "captures.sh: no such file: $f" >&2; exit 1; }
 done
 bash "$HERE/check.sh" "$LOG" >/dev/null || { echo "captures.sh: $LOG does not pass check.sh" >&2; exit 1; }
@@ -19,7 +20,7 @@ bash "$HERE/check.sh" "$DEBUG_LOG" debug >/dev/null ||
     { echo "captures.sh: $DEBUG_LOG does not pass check.sh (debug)" >&2; exit 1; }
 bash "$HERE/check.sh" "$LOG_612" 6.12 >/dev/null ||
     { echo "captures.sh: $LOG_612 does not pass check.sh (6.12)" >&2; exit 1; }
-for f in upstream-before upstream; do
+for f in upstream-before upstream upstream-debug; do
     bash "$HERE/check.sh" "$(dirname "$LOG")/$f/serial.log" $f "$(cat "$(dirname "$LOG")/$f/kdir")" >/dev/null ||
         { echo "captures.sh: the $f log does not pass check.sh ($f)" >&2; exit 1; }
 done
@@ -173,7 +174,7 @@ there. Then both modules are loaded and unloaded demo first." stress two-modules
 LOG=$BASE_LOG
 
 # The upstream kernels (kernel/patches/): the same unmodified modules and test driver, before and after.
-KEEP='rust_minimal|rust_faux_driver|rust_driver_platform|rust_probe_test|FAULT_INJECTION|name failslab|rust_error|ok [0-9]+ [a-z_]+$'
+KEEP='rust_minimal|rust_faux_driver|rust_driver_platform|rust_probe_test|FAULT_INJECTION|name failslab|rust_error|error_made|ok [0-9]+ [a-z_]+$'
 SCENARIOS_FILE=kernel/upstream-scenarios.sh
 LOG=$UP_BEFORE_LOG
 capture upstream-before.txt "Linux 7.3 as shipped (Debian's linux-source-7.3 and config, trimmed as the
@@ -186,16 +187,36 @@ unmodified; a test driver's probe (kernel/upstream-module/) defers and fails
 with a bare EIO. The kernel says the errno at most, and nothing of the
 deferral." dyndbg pr-debug probe-fails init-fails faux-init-fails probe-defers probe-bare
 LOG=$UP_LOG
-capture upstream-after.txt "The same kernel, config and scenarios with kernel/patches/ applied and its
-options on (config/upstream-series.fragment). The series' KUnit suite passed
-at boot. The platform sample's dev_dbg! sites are in the dynamic debug
-control file and print after +p. Each failing probe and init names the
-returned error's origin (the kernel crate's line where the driver data's
-allocation failed; the sample's own \`?\`), or says \"origin not recorded\" for a
-bare constant; the deferral's origin is in devices_deferred; an error logged
-where it was made (log_err, dev_err_probe) is not logged again; a rate-limited
-print stops at 10; the rust_error tracepoint has every error made." \
-    kunit dyndbg pr-debug probe-fails init-fails faux-init-fails probe-defers probe-bare probe-logs probe-own-reason ratelimited tracepoint
+capture upstream-after.txt "The same kernel, config and scenarios with the three postings of
+kernel/patches/ applied (dynamic debug, dev_err_probe!, error origins) and the
+origins' options on (config/upstream-series.fragment). The KUnit suite
+rust_error_origin passed at boot. The platform sample's dev_dbg! sites are in
+the dynamic debug control file and print after +p. A failing probe or init
+names the returned error's origin: a C API's line, both lines when a cleanup
+failed with the same code, \"origin not recorded\" for a bare constant;
+-ENOMEM is not reported (the allocator reports it); the deferral's origin is
+in devices_deferred; dev_err_probe! reports once, and its deferral reason is
+kept; the rust:error_made tracepoint has every error made." \
+    kunit dyndbg pr-debug probe-fails init-fails faux-init-fails probe-defers probe-bare probe-c-fails probe-cleanup-fails probe-logs probe-own-reason tracepoint
+LOG=$UP_DEBUG_LOG
+capture upstream-debug.txt "The three postings on the debug configuration (Linux 7.3 on tinyconfig with
+full preemption, lockdep, KASAN, atomic-sleep and preemption checks, plus
+kernel/config/upstream.fragment), booted with 2 CPUs: the KUnit suite
+rust_error_origin, including a task that exits inside a capture followed by
+new tasks, nested captures, an error made in hard interrupt context and
+captures overlapping on two CPUs; kernel/check.sh found no KASAN, lockdep,
+atomic-sleep or oops report in the whole log." kunit probe-c-fails probe-cleanup-fails
+if [[ -f $(dirname "$LOG")/postings.txt ]]; then
+    {
+        echo "# Each posting of kernel/patches/ built alone on the debug tree, patch by patch, with"
+        echo "# its options off and on (CLIPPY=1), as kernel/test.sh (flavour upstream-debug) built"
+        echo "# them in the run the other captures come from, or found them built before with the"
+        echo "# same content."
+        echo "#"
+        cat "$(dirname "$LOG")/postings.txt"
+    } >"$OUT/upstream-postings.txt"
+fi
+LOG=$UP_LOG
 if [[ -f $(dirname "$LOG")/costs.txt ]]; then
     {
         echo "# The series' cost, as kernel/test.sh measured it (size(1), objdump) on the"
@@ -206,7 +227,7 @@ if [[ -f $(dirname "$LOG")/costs.txt ]]; then
 fi
 if [[ -f $(dirname "$LOG")/checkpatch.txt ]]; then
     {
-        echo "# scripts/checkpatch.pl --strict --no-signoff on each patch of kernel/patches/, as"
+        echo "# scripts/checkpatch.pl --strict --no-signoff on each patch of kernel/patches/*/, as"
         echo "# kernel/test.sh ran it in the upstream tree of the run the other captures come from,"
         echo "# then the results of CLIPPY=1, make rustfmtcheck and make rustdoc recorded when that"
         echo "# tree was built."

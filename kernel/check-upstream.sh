@@ -1,7 +1,9 @@
 # Checks of the upstream kernels' serial logs (kernel/upstream-scenarios.sh),
 # sourced by kernel/check.sh for FLAVOUR upstream-before (Linux 7.3 as
-# shipped) and upstream (with kernel/patches/). Uses check.sh's helpers and
-# $KSRC, the kernel source tree (check.sh's third argument), for positions.
+# shipped), upstream (with the three postings of kernel/patches/) and
+# upstream-debug (the same on the debug configuration: lockdep, KASAN). Uses
+# check.sh's helpers and $KSRC, the kernel source tree (check.sh's third
+# argument), for positions.
 
 # line_in FILE TEXT: the line number of the first line of FILE containing TEXT
 # (FILE relative to the kernel tree, or absolute); "?" without the tree.
@@ -18,12 +20,21 @@ TEST_SRC=$HERE/upstream-module/rust_probe_test.rs
 PUSH=$(line_in samples/rust/rust_minimal.rs 'numbers.push(72, GFP_KERNEL)?;')
 DBG=$(line_in samples/rust/rust_driver_platform.rs 'dev_dbg!(dev, "Probe Rust Platform driver sample.\n");')
 SUPPLIER=$(line_in "$TEST_SRC" 'kernel::error::to_result(EPROBE_DEFER.to_errno())')
-LOGGED=$(line_in "$TEST_SRC" '.log_err(dev, fmt!("mode {mode} is not supported\n"))')
+BUS=$(line_in "$TEST_SRC" 'kernel::error::to_result(EIO.to_errno())')
+RESET=$(line_in "$TEST_SRC" "// the reset's bus access")
+POWER_OFF=$(line_in "$TEST_SRC" "// the power-off's bus access")
 # The platform device the drivers were bound to.
 D=$(section device | sed -nE 's/^platform device without a driver: ([^ ]+)$/\1/p')
 expect device '^platform device without a driver: [^ ]+$' 'a platform device without a driver was found'
 Dre=$(re "$D")
-if [[ $FLAVOUR == upstream ]]; then S=yes; else S=; fi
+if [[ $FLAVOUR == upstream || $FLAVOUR == upstream-debug ]]; then S=yes; else S=; fi
+# The debug configuration: nothing found by its checkers.
+if [[ $FLAVOUR == upstream-debug ]]; then
+    expect all 'Lock dependency validator' 'lockdep is on'
+    expect all 'KernelAddressSanitizer initialized' 'KASAN is on'
+    expect_not all 'BUG: KASAN|possible (recursive|circular) locking|inconsistent lock state|sleeping function called from invalid context|suspicious RCU usage|turning off the locking correctness validator|BUG: using smp_processor_id|Oops|general protection fault' \
+        'no KASAN, lockdep, atomic-sleep, RCU or oops report (the KUnit task that dies inside a capture included)'
+fi
 
 # ---- the kernel crate's documentation examples, run by KUnit at boot (both kernels)
 expect doctests '# rust_doctests_kernel: pass:[1-9][0-9]* fail:0 skip:[0-9]+ total:[0-9]+$' \
@@ -33,11 +44,11 @@ expect_not all 'not ok [0-9]+ rust_doctest' 'no doctest fails'
 
 # ---- the series' KUnit suite
 if [[ $S ]]; then
-    for c in returned_error_names_its_line stale_earlier_origin_of_the_same_code \
-        two_module_loads_reusing_a_task irq_during_the_capture more_errors_than_slots two_cpus_at_once; do
+    for c in returned_error_names_its_line earlier_error_of_the_same_code cleanup_failing_with_the_same_code \
+        more_codes_than_kept nested_captures hard_irq_during_the_capture task_dies_inside_a_capture two_cpus_at_once; do
         expect kunit "^\\[ *[0-9.]+\\]     ok [0-9]+ $c\$" "rust_error_origin: $c passes"
     done
-    expect kunit '# rust_error_origin: pass:6 fail:0 skip:0 total:6$' 'rust_error_origin: 6 of 6 pass'
+    expect kunit '# rust_error_origin: pass:8 fail:0 skip:0 total:8$' 'rust_error_origin: 8 of 8 pass'
     expect all '^\[ *[0-9.]+\] ok [0-9]+ rust_error_origin$' 'the suite is ok'
 else
     expect_not all 'rust_error_origin' 'no rust_error_origin suite without the series' 'ERRTRACE-RUN:'
@@ -87,10 +98,9 @@ expect probe-fails "${K}rust_driver_platform $Dre: probe with driver rust_driver
     "the driver core's line"
 expect probe-fails '^bound: 1$' 'the device is not bound'
 if [[ $S ]]; then
-    expect_count probe-fails "${K}rust_driver_platform $Dre: probe failed with error ENOMEM \\(made at (/[^ ]*/)?rust/kernel/[a-z_/]+\\.rs:[0-9]+\\)\$" 1 \
-        "the failed probe names its origin on the device: the kernel crate's line where the driver data's allocation failed"
+    expect_not probe-fails 'probe failed' "-ENOMEM: no report (dev_err_probe()'s rule: the allocator reports it)" 'ERRTRACE-RUN:'
 else
-    expect_not probe-fails 'probe failed with error' 'without the series: only the errno'
+    expect_not probe-fails 'probe failed' 'without the postings: only the errno'
 fi
 
 # ---- unmodified modules' init fails (failslab)
@@ -99,36 +109,39 @@ expect init-fails "insmod: can't insert 'rust_minimal\\.ko': Cannot allocate mem
 expect init-fails '^0$' 'the module is not loaded'
 expect faux-init-fails "insmod: can't insert 'rust_driver_faux\\.ko': No such device" 'the faux sample: ENODEV'
 if [[ $S ]]; then
-    expect_count init-fails "${K}rust_minimal: $(re "init failed with error ENOMEM (made at samples/rust/rust_minimal.rs:$PUSH)")\$" 1 \
-        "the failed init names its origin: the sample's own \`?\` (line $PUSH)"
-    expect_count faux-init-fails "${K}rust_faux_driver: init failed with error ENODEV \\(origin not recorded\\)\$" 1 \
-        'a bare constant (faux.rs returns ENODEV for a failed allocation): origin not recorded, never another'
+    expect_not init-fails 'init failed' '-ENOMEM from init: no report (the allocator reports it); the tracepoint names it below' 'ERRTRACE-RUN:'
+    expect_count faux-init-fails "${K}rust_faux_driver: init failed: error -ENODEV, origin not recorded\$" 1 \
+        'a bare constant (faux.rs returns ENODEV for a failed allocation): origin not recorded, no other line named'
 else
-    expect_not init-fails 'init failed' 'without the series: the kernel prints nothing of the failed init'
+    expect_not init-fails 'init failed' 'without the postings: the kernel prints nothing of the failed init'
     expect_not faux-init-fails 'init failed' 'nor of the faux sample'
 fi
 
 # ---- probes of the test driver (kernel/upstream-module/rust_probe_test.rs)
 expect probe-bare "${K}rust_probe_test $Dre: probe with driver rust_probe_test failed with error -5\$" 'a bare EIO: the core line'
-expect_not probe-nodev "${K}rust_probe_test" 'ENODEV from probe prints nothing (both kernels)' 'ERRTRACE-RUN:'
+expect probe-c-fails "${K}rust_probe_test $Dre: probe with driver rust_probe_test failed with error -5\$" 'a C API EIO: the core line'
+expect_not probe-nodev "${K}rust_probe_test" 'ENODEV from probe prints nothing (all kernels)' 'ERRTRACE-RUN:'
 expect_rc probe-nodev 0 bind
 if [[ $S ]]; then
-    expect probe-defers "^$Dre	rust_probe_test: $(re "probe deferred (made at rust_probe_test.rs:$SUPPLIER)")\$" \
+    expect probe-defers "^$Dre	rust_probe_test: $(re "probe deferred, made at rust_probe_test.rs:$SUPPLIER")\$" \
         "the deferral reason in devices_deferred, with its origin (line $SUPPLIER)"
     expect_not probe-defers "${K}rust_probe_test" 'a deferral prints nothing' 'ERRTRACE-RUN:|taints kernel'
-    expect_count probe-bare "${K}rust_probe_test $Dre: probe failed with error EIO \\(origin not recorded\\)\$" 1 \
+    expect_count probe-bare "${K}rust_probe_test $Dre: error -EIO: probe failed, origin not recorded\$" 1 \
         'a bare constant: origin not recorded'
+    expect_count probe-c-fails "${K}rust_probe_test $Dre: $(re "error -EIO: probe failed, made at rust_probe_test.rs:$BUS")\$" 1 \
+        "a C API's error: its line (to_result, line $BUS)"
+    expect_count probe-cleanup-fails "${K}rust_probe_test $Dre: $(re "error -EIO: probe failed, made at rust_probe_test.rs:$RESET or at rust_probe_test.rs:$POWER_OFF")\$" 1 \
+        "a reset and its cleanup fail with the same code: both named, first and last (lines $RESET, $POWER_OFF)"
     expect_count probe-logs "${K}rust_probe_test $Dre: error -EINVAL: mode 3 is not supported\$" 1 \
-        "log_err() logs once, where the error is made (line $LOGGED)"
-    expect_not probe-logs 'probe failed with error' 'and the adapter does not log it again'
-    expect probe-own-reason "^$Dre	rust_probe_test: waiting for the test's clock\$" "dev_err_probe()'s reason in devices_deferred"
-    expect_count ratelimited "${K}rust_probe_test $Dre: rate-limited message [0-9]+\$" 10 \
-        'dev_warn_ratelimited!: 10 of 15 messages'
-    expect tracepoint "^insmod-[0-9]+ $(re "rust_error: error -12 made at samples/rust/rust_minimal.rs:$PUSH")\$" \
-        'rust_error traced the failed init (errno, file:line)'
-    expect tracepoint " $(re "rust_error: error -517 made at rust_probe_test.rs:$SUPPLIER")\$" 'and the deferral'
+        'dev_err_probe! reports once, where the error is made'
+    expect_not probe-logs 'probe failed' 'and the adapter does not report it again'
+    expect probe-own-reason "^$Dre	rust_probe_test: waiting for the test's clock\$" "dev_err_probe!'s reason in devices_deferred"
+    expect_not probe-own-reason 'probe deferred, ' 'not overwritten by the adapter'
+    expect tracepoint "^insmod-[0-9]+ $(re "error_made: error -12 made at samples/rust/rust_minimal.rs:$PUSH:")[0-9]+\$" \
+        'rust:error_made traced the failed init (errno, file:line:column)'
+    expect tracepoint " $(re "error_made: error -517 made at rust_probe_test.rs:$SUPPLIER:")[0-9]+\$" 'and the deferral'
 else
     expect_not probe-defers 'probe deferred' 'without the series: no deferral reason'
-    expect_not probe-bare 'probe failed with error' 'and only the errno of a failed probe'
-    expect_not all 'rust_error:' 'no rust_error tracepoint' 'ERRTRACE-RUN:'
+    expect_not probe-bare 'probe failed' 'and only the errno of a failed probe'
+    expect_not all 'error_made:' 'no rust:error_made tracepoint' 'ERRTRACE-RUN:'
 fi

@@ -3,10 +3,10 @@
 # errtrace module, boot it under qemu and check the serial log. Runs from a
 # fresh Debian 12 machine as root. See kernel/README.md.
 #
-# Usage: kernel/test.sh [--tools-only|--kernel-only] [--flavour base|upstream-before|upstream|6.12|debug]...
+# Usage: kernel/test.sh [--tools-only|--kernel-only] [--flavour base|upstream-before|upstream|6.12|debug|upstream-debug]...
 #   --tools-only    install the toolchain (apt packages, bindgen), then stop.
 #   --kernel-only   install the toolchain and build/cache the kernel(s), then stop.
-#   --flavour F     only this kernel (repeatable; default: all five, in this order).
+#   --flavour F     only this kernel (repeatable; default: all six, in this order).
 #                   Three of them share one Linux 7.3 tree (Debian's
 #                   linux-source-7.3 on tinyconfig with Debian's values of the
 #                   options config/debian.options names, config/guest.fragment,
@@ -20,11 +20,12 @@
 #                          failslab, fail_function, the kernel crate's doctests),
 #                          2 CPUs; upstream-scenarios.sh with in-tree modules and
 #                          upstream-module/ (a driver whose probe fails as told).
-#                   upstream: a copy with kernel/patches/*.patch applied and
-#                          config/upstream-series.fragment (the series' options
-#                          on), rebuilt incrementally; also built with the
-#                          options off (sizes), with CLIPPY=1; checkpatch,
-#                          rustfmtcheck and rustdoc.
+#                   upstream: a copy with the three postings of
+#                          kernel/patches/*/ applied and
+#                          config/upstream-series.fragment (their options on),
+#                          rebuilt incrementally; also built with the options
+#                          off (sizes), with CLIPPY=1; checkpatch, rustfmtcheck
+#                          and rustdoc.
 #                   6.12:  Linux 6.12 (the LTS Android's GKI ships Rust binder
 #                          on), tinyconfig + config.fragment (no jump labels):
 #                          every scenario.
@@ -34,6 +35,13 @@
 #                          preemption checks), booted with 4 CPUs: the scenarios
 #                          pinned to CPU 0, then the stress. The only other 7.3
 #                          build: KASAN instruments everything.
+#                   upstream-debug: a copy of the debug tree with
+#                          config/upstream.fragment: each posting of
+#                          kernel/patches/*/ built alone on it, patch by patch,
+#                          with its options off and on (CLIPPY=1; cached by the
+#                          posting's content), then all three with their options
+#                          on, booted with 2 CPUs, lockdep and KASAN:
+#                          upstream-scenarios.sh.
 # A flavour that fails does not stop the others: each runs in its own subshell,
 # a 7.3 tree that failed to build is not built again in the same run (the
 # flavours on it fail at once, saying so), and the run ends with the list of
@@ -134,15 +142,15 @@ while (($#)); do
         --tools-only) TOOLS_ONLY=1 ;;
         --kernel-only) KERNEL_ONLY=1 ;;
         --flavour)
-            [[ ${2:-} =~ ^(base|debug|6\.12|upstream-before|upstream)$ ]] ||
-                { echo "test.sh: --flavour takes base, debug, 6.12, upstream-before or upstream" >&2; exit 2; }
+            [[ ${2:-} =~ ^(base|debug|6\.12|upstream-before|upstream|upstream-debug)$ ]] ||
+                { echo "test.sh: --flavour takes base, debug, 6.12, upstream-before, upstream or upstream-debug" >&2; exit 2; }
             FLAVOURS+=("$2"); shift ;;
         -h|--help) sed -n '2,/^set -Eeuo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "test.sh: unknown argument: $1" >&2; exit 2 ;;
     esac
     shift
 done
-((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base upstream-before upstream 6.12 debug)
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base upstream-before upstream 6.12 debug upstream-debug)
 
 # ---------------------------------------------------------------- helpers
 STEPS_NAME=test.sh
@@ -278,6 +286,12 @@ fragments() {
             echo "$HERE/config/guest.fragment"
             echo "$HERE/config/errtrace.fragment"
             echo "$HERE/config/debug.fragment" ;;
+        upstream-debug)
+            echo "$HERE/config/guest.fragment"
+            echo "$HERE/config/errtrace.fragment"
+            echo "$HERE/config/debug.fragment"
+            echo "$HERE/config/upstream-debug.fragment"
+            echo "$HERE/config/upstream.fragment" ;;
         *)
             echo "${KBASE:-}/debian.fragment"
             echo "$HERE/config/guest.fragment"
@@ -289,14 +303,19 @@ fragments() {
 tree_source() {
     case $FLAVOUR in
         base|upstream) echo upstream-before ;;
+        upstream-debug) echo debug ;;
     esac
     return 0
 }
-# The patch series applied to the upstream kernel, in order (the cover letter is no patch).
-patches() { ls "$HERE"/patches/*.patch | grep -v '/0000-cover-letter\.patch$'; }
+# The postings of kernel/patches/: one folder each, in the order they apply (and of value).
+postings() { ls -d "$HERE"/patches/*/; }
+# posting_patches DIR: one posting's patches, in order (its cover letter is no patch).
+posting_patches() { ls "$1"/0*.patch | grep -v '/0000-cover-letter\.patch$'; }
+# Every posting's patches, in the order the series kernels apply them.
+patches() { local d; for d in $(postings); do posting_patches "$d"; done; }
 # The series' options, turned on after the series is applied (the unpatched kernel has none).
 SERIES_FRAGMENT=$HERE/config/upstream-series.fragment
-upstream() { [[ $FLAVOUR == upstream || $FLAVOUR == upstream-before ]]; }
+upstream() { [[ $FLAVOUR == upstream* ]]; }
 kernel_key() {
     kernel_vars
     {
@@ -314,8 +333,9 @@ kernel_key() {
         # A copy of another flavour's tree: what is added on top.
         case $FLAVOUR in
             base) echo "copy with errtrace built in" ;;
-            upstream)
+            upstream|upstream-debug)
                 for f in $(patches); do cat "$f"; done
+                for f in $(postings); do cat "$f"/options.fragment 2>/dev/null || true; done
                 cat "$SERIES_FRAGMENT" ;;
         esac
         "$RUSTC" -vV
@@ -336,7 +356,7 @@ setup_kernel_vars() {
         make -C "$KDIR" LLVM="$LLVM_ARG" RUSTC="$RUSTC" RUSTDOC="$RUSTDOC" BINDGEN="$BINDGEN"
         RUSTFMT="$RUSTFMT" CLIPPY_DRIVER="$CLIPPY_DRIVER")
     KBUILD_EXTRA=()
-    [[ $FLAVOUR == upstream ]] && KBUILD_EXTRA=(CLIPPY=1)
+    [[ $FLAVOUR == upstream || $FLAVOUR == upstream-debug ]] && KBUILD_EXTRA=(CLIPPY=1)
     # This flavour's module build, initramfs and serial log (the base one where it always was).
     if [[ $FLAVOUR == base ]]; then RUN=$OUT; else RUN=$OUT/$FLAVOUR; fi
 }
@@ -441,6 +461,136 @@ do_series_checks() {
     echo "rustdoc: $n warnings" | tee -a "$out"
     ((n == 0)) || { grep -A8 '^warning' "$KBASE/rustdoc.log" >&2; die "rustdoc warns"; }
     echo "$stamp" >"$KSTAMP"
+}
+
+# upstream-debug: the debug tree with what the upstream scenarios need (the Rust samples,
+# failslab, fail_function, the kernel crate's doctests, PCI and I2C for their adapters).
+do_upstream_debug_config() {
+    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config \
+        "$HERE/config/upstream-debug.fragment" "$HERE/config/upstream.fragment")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    check_fragment "$HERE/config/upstream-debug.fragment"
+    check_fragment "$HERE/config/upstream.fragment"
+}
+# check_fragment FILE: every CONFIG_ line of FILE is in .config.
+check_fragment() {
+    local line
+    while IFS= read -r line; do
+        [[ $line =~ ^CONFIG_ ]] || continue
+        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line ($1)"
+    done <"$1"
+}
+# The debug tree with config/upstream.fragment, built, is kept apart from the postings
+# ($UPSTREAM_DEBUG_BASE, for as long as the debug tree and the fragments are the same), so that
+# a change to a posting costs the postings' builds, not this one's.
+UPSTREAM_DEBUG_BASE=$CACHE_ROOT/upstream-debug-base
+do_upstream_debug_base() {
+    local key
+    key=$( { FLAVOUR=debug; kernel_key; cat "$HERE/config/upstream-debug.fragment" "$HERE/config/upstream.fragment"; } |
+        sha256sum | cut -c1-16)
+    if [[ -f $UPSTREAM_DEBUG_BASE/.key && $(cat "$UPSTREAM_DEBUG_BASE/.key") == "$key" ]]; then
+        echo "    the debug tree with config/upstream.fragment, built before: $UPSTREAM_DEBUG_BASE"
+        rm -rf "$KDIR"
+        cp -a "$UPSTREAM_DEBUG_BASE/linux-source-$KVER" "$KDIR"
+        return 0
+    fi
+    do_upstream_debug_config
+    logged "$KBASE/build-base.log" "${KMAKE[@]}" -j"$JOBS" vmlinux modules
+    rm -rf "$UPSTREAM_DEBUG_BASE"
+    mkdir -p "$UPSTREAM_DEBUG_BASE"
+    cp -a "$KDIR" "$UPSTREAM_DEBUG_BASE/linux-source-$KVER"
+    echo "$key" >"$UPSTREAM_DEBUG_BASE/.key"
+}
+
+# Each posting built alone on the tree, patch by patch: every patch with the posting's options
+# (its options.fragment) off, then, for a posting that has options, every patch with them on
+# (CLIPPY=1 throughout: no warning in the files the posting touches). A posting whose builds
+# passed before with the same content, tree and options is not built again ($POSTINGS_CACHE).
+# Each posting is taken off again before the next, except the last, which stays with its options
+# on; the others are applied on top of it, so that the tree ends as the series kernel
+# (do_kbuild builds it). Results in $KBASE/postings.txt.
+POSTINGS_CACHE=$CACHE_ROOT/postings
+do_postings() {
+    local out=$KBASE/postings.txt base_config=$KBASE/base.config all last d
+    : >"$out"
+    cp "$KDIR/.config" "$base_config"
+    mapfile -t all < <(postings)
+    last=${all[-1]}
+    for d in "${all[@]}"; do
+        posting_alone "$d" | tee -a "$out"
+        [[ $d == "$last" ]] && continue
+        posting_apply "$d" -R
+        # The next posting starts from the tree's own configuration.
+        cp "$base_config" "$KDIR/.config"
+        logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    done
+    for d in "${all[@]}"; do [[ $d == "$last" ]] || posting_apply "$d"; done
+    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$SERIES_FRAGMENT")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    check_fragment "$SERIES_FRAGMENT"
+    find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+}
+# posting_apply DIR [-R]: applies (or takes off) a posting's patches, in order (reverse order).
+posting_apply() {
+    local ps p
+    mapfile -t ps < <(posting_patches "$1")
+    if [[ ${2:-} == -R ]]; then
+        for ((p = ${#ps[@]} - 1; p >= 0; p--)); do
+            logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "${ps[p]}"
+        done
+    else
+        for p in "${ps[@]}"; do logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "$p"; done
+    fi
+}
+# posting_alone DIR: the builds of one posting, ending with all its patches applied (and its
+# options on, if it has any).
+posting_alone() {
+    local d=$1 name ps opts key i files n
+    name=$(basename "$d")
+    mapfile -t ps < <(posting_patches "$d")
+    opts=$d/options.fragment
+    key=$( { echo "$KEY"; cat "${ps[@]}"; cat "$opts" 2>/dev/null || true; } | sha256sum | cut -c1-16)
+    files=$(for i in "${ps[@]}"; do sed -nE 's|^\+\+\+ b/(.*\.rs)$|\1|p' "$i"; done | sort -u | paste -sd'|')
+    # posting_build WHAT: one build of the tree as it is now; no clippy warning in the posting's files.
+    posting_build() {
+        # Kbuild does not always rebuild a module's Rust objects when the kernel crate or the
+        # macros change (see do_patch).
+        find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+        logged "$KBASE/posting-build.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 vmlinux modules ||
+            { tail -n 40 "$KBASE/posting-build.log" >&2; die "$name: $1 does not build"; }
+        n=$(grep -cE -- "--> ($files):" "$KBASE/posting-build.log" || true)
+        ((n == 0)) || { grep -E -B4 -A8 -- "--> ($files):" "$KBASE/posting-build.log" >&2; die "$name: clippy warns in $1"; }
+        echo "$name: $1: builds, CLIPPY=1 clean"
+    }
+    if [[ -f $POSTINGS_CACHE/$key ]]; then
+        echo "$name: built alone before with this content ($(cat "$POSTINGS_CACHE/$key")); not again"
+        posting_apply "$d"
+        [[ -f $opts ]] && posting_options "$opts"
+        return 0
+    fi
+    for i in "${!ps[@]}"; do
+        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
+        posting_build "$(basename "${ps[i]}")${opts:+ (options off)}"
+    done
+    if [[ -f $opts ]]; then
+        # Options on: from the first patch again (the others taken off), then one by one.
+        for ((i = ${#ps[@]} - 1; i >= 1; i--)); do
+            logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "${ps[i]}"
+        done
+        posting_options "$opts"
+        for i in "${!ps[@]}"; do
+            ((i == 0)) || logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
+            posting_build "$(basename "${ps[i]}") (options on)"
+        done
+    fi
+    mkdir -p "$POSTINGS_CACHE"
+    date -u +%FT%TZ >"$POSTINGS_CACHE/$key"
+}
+# posting_options FILE: a posting's options on.
+posting_options() {
+    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$1")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    check_fragment "$1"
 }
 
 do_untar() {
@@ -794,8 +944,10 @@ do_boot() {
     [[ $KVER == 7.3 ]] && machine=(-M microvm,acpi=off "${machine[@]}")
     # The debug kernel: 4 CPUs, and room for KASAN's shadow and lockdep's tables.
     [[ $FLAVOUR == debug ]] && { machine=(-M microvm,acpi=off -smp 4 -m 1024); limit=$((BOOT_TIMEOUT * 3)); }
-    # The upstream kernels: 2 CPUs (the series' KUnit suite runs captures on both at once).
+    # The upstream kernels: 2 CPUs (the series' KUnit suite runs captures on both at once);
+    # on the debug tree, room for KASAN's shadow and lockdep's tables.
     upstream && machine=(-M microvm,acpi=off -smp 2 -m 1024)
+    [[ $FLAVOUR == upstream-debug ]] && { machine=(-M microvm,acpi=off -smp 2 -m 1536); limit=$((BOOT_TIMEOUT * 3)); }
     timeout --foreground -k 10 "$limit" \
         qemu-system-x86_64 -accel tcg -nographic -no-reboot "${machine[@]}" \
         -kernel "$KDIR/arch/x86/boot/bzImage" -initrd "$RUN/initramfs.cpio.gz" \
@@ -879,13 +1031,13 @@ do_check() {
 }
 
 # ---------------------------------------------------------------- disk
-# A built tree is 2-3 GB; the five flavours' trees and the facts tree take about 15 GB.
+# A built tree is 2-3 GB; the six flavours' trees and the facts tree take about 18 GB.
 TREE_GB=4
 # Trees of keys no flavour has now (an earlier config, series or toolchain) are removed
 # before anything is built: without this the cache grows by a tree at every change.
 prune_trees() {
     local keep=() f d
-    for f in base upstream-before upstream 6.12 debug; do keep+=("$(FLAVOUR=$f; kernel_key)"); done
+    for f in base upstream-before upstream 6.12 debug upstream-debug; do keep+=("$(FLAVOUR=$f; kernel_key)"); done
     for d in "$CACHE_ROOT"/????????????????/; do
         [[ -d $d ]] || continue
         d=${d%/}
@@ -926,6 +1078,10 @@ build_tree() {
             step "$FLAVOUR:options-on" do_series_config
             step "$FLAVOUR:bzImage" do_kbuild
             step "$FLAVOUR:series-checks" do_series_checks
+        elif [[ $FLAVOUR == upstream-debug ]]; then
+            step "$FLAVOUR:base" do_upstream_debug_base
+            step "$FLAVOUR:postings" do_postings
+            step "$FLAVOUR:bzImage" do_kbuild
         else
             do_stamp
         fi
@@ -959,6 +1115,8 @@ run_flavour() {
         step "$FLAVOUR:costs" do_costs
         step "$FLAVOUR:checkpatch" do_checkpatch
     fi
+    # What the postings' builds found (captures.sh reads it beside the serial log).
+    [[ $FLAVOUR == upstream-debug ]] && cp "$KBASE/postings.txt" "$RUN/postings.txt"
     echo "$SERIAL_LOG" >"$RUN_STATE/log-$FLAVOUR"
 }
 

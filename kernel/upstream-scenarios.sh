@@ -1,11 +1,12 @@
 # Scenarios of the upstream kernels (Linux 7.3, kernel/patches/), run inside
 # the guest with in-tree modules, unmodified, and rust_probe_test.ko
-# (kernel/upstream-module/): the same on the kernel without the series
-# (upstream-before) and with it (upstream). Sourced by /init; helpers:
+# (kernel/upstream-module/): the same on the kernel without the postings of
+# kernel/patches/ (upstream-before) and with them (upstream, and upstream-debug:
+# the debug configuration with lockdep and KASAN). Sourced by /init; helpers:
 #   say TEXT        one line into the log
 #   scenario NAME   print the marker line "ERRTRACE-SCENARIO: NAME"
 #   run CMD...      print "ERRTRACE-RUN: CMD...", run it, print "ERRTRACE-RC: <rc> (<cmd>)"
-# kernel/check.sh (flavours upstream-before and upstream) checks the log.
+# kernel/check.sh (flavours upstream-before, upstream, upstream-debug) checks the log.
 INSMOD=/sbin/insmod
 F=/sys/kernel/debug/failslab
 T=/sys/kernel/tracing
@@ -20,8 +21,8 @@ scenario doctests
 run sh -c "dmesg | grep -E '# rust_doctests_kernel: |ok [0-9]+ rust_doctests_kernel$'"
 
 scenario kunit
-# The series' KUnit suite (built in, ran at boot): its cases and its summary.
-run sh -c "dmesg | grep -E '(ok [0-9]+ (returned_error|stale_earlier|two_module|irq_during|more_errors|two_cpus)|rust_error_origin)'"
+# The origins posting's KUnit suite (built in, ran at boot): its cases and its summary.
+run sh -c "dmesg | grep -E '(ok [0-9]+ [a-z_]+$|rust_error_origin)' | grep -v rust_doctest"
 
 scenario intree-load
 # The in-tree Rust samples load and unload (the series keeps them working).
@@ -89,8 +90,8 @@ run sh -c "echo 0xffffffffc0000000 > $F/require-start"
 run sh -c "echo 0xffffffffff000000 > $F/require-end"
 run sh -c "echo 1 > $F/verbose"
 mount -t tracefs tracefs $T
-# The series' tracepoint, where there is one.
-[ -d $T/events/rust_error ] && run sh -c "echo 1 > $T/events/rust_error/rust_error/enable"
+# The origins posting's tracepoint, where there is one.
+[ -d $T/events/rust/error_made ] && run sh -c "echo 1 > $T/events/rust/error_made/enable"
 
 scenario probe-fails
 # The in-tree platform sample's probe, unmodified, fails: its driver data's
@@ -130,14 +131,14 @@ run unbind rust_probe_test
 run rmmod rust_probe_test
 
 scenario probe-logs
-# A probe that logs its error where it is made (ResultExt::log_err): one line.
+# A probe that reports its error where it is made (dev_err_probe!): one line.
 run $INSMOD rust_probe_test.ko mode=3
 run bind rust_probe_test
 run unbind rust_probe_test
 run rmmod rust_probe_test
 
 scenario probe-own-reason
-# A probe that gives its own deferral reason (Device::dev_err_probe).
+# A probe that gives its own deferral reason (dev_err_probe!).
 run $INSMOD rust_probe_test.ko mode=4
 run bind rust_probe_test
 run cat $DEFERRED
@@ -151,14 +152,21 @@ run bind rust_probe_test
 run unbind rust_probe_test
 run rmmod rust_probe_test
 
-scenario ratelimited
-# A probe that prints 15 messages through dev_warn_ratelimited!: the first 10.
-run $INSMOD rust_probe_test.ko ratelimited=15
+scenario probe-c-fails
+# A probe whose C API call fails (EIO, to_result).
+run $INSMOD rust_probe_test.ko mode=6
+run bind rust_probe_test
+run unbind rust_probe_test
+run rmmod rust_probe_test
+
+scenario probe-cleanup-fails
+# A probe whose reset fails with EIO, and the power-off on its error path too.
+run $INSMOD rust_probe_test.ko mode=7
 run bind rust_probe_test
 run unbind rust_probe_test
 run rmmod rust_probe_test
 
 scenario tracepoint
-[ -d $T/events/rust_error ] && run sh -c "echo 0 > $T/events/rust_error/rust_error/enable"
+[ -d $T/events/rust/error_made ] && run sh -c "echo 0 > $T/events/rust/error_made/enable"
 # The task and the event (without the CPU, flags and time columns).
-run sh -c "grep -h rust_error: $T/trace | sed -E 's/^ *([^ ]+) +\\[[0-9]+\\] [^ ]+ +[0-9.]+: /\\1 /'"
+run sh -c "grep -h error_made: $T/trace | sed -E 's/^ *([^ ]+) +\\[[0-9]+\\] [^ ]+ +[0-9.]+: /\\1 /'"

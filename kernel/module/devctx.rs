@@ -8,6 +8,7 @@
 //!   devices failing the same way print four distinguishable lines. The scope is a closure,
 //!   not a guard: no order of drops and no `mem::forget` can end it early or leave it behind,
 //!   because safe code never holds it; it ends when `body` returns, and scopes nest strictly.
+//!   Only a task that dies inside `body` (an oops) leaves it behind, harmlessly (below).
 //! - [`probe_result`]: the end of a probe. `EPROBE_DEFER` becomes the device's deferral reason
 //!   through the kernel's own `dev_err_probe` (listed in `/sys/kernel/debug/devices_deferred`
 //!   with the error's origin); `ENOMEM` prints nothing (both are quiet by errtrace's default
@@ -16,7 +17,11 @@
 //!
 //! The scope is a slot in a small table keyed by the task (`current`): only the task that
 //! claimed a slot writes it, so a lookup (which compares against its own task) never sees a
-//! half-made entry, and nothing blocks or allocates. Lookups happen only in task context: an
+//! half-made entry, and nothing blocks or allocates. A scope holds a reference to its device
+//! (`get_device()`), and a claimed slot one to its task (`get_task_struct()`): a task that dies
+//! inside a scope (an oops runs no `Drop`) leaves its slot claimed, but the device it names stays
+//! allocated and its `task_struct` cannot be reused, so no later task finds the slot and nothing
+//! prints on a freed device. The cost of such a death is one slot and two references, leaked. Lookups happen only in task context: an
 //! interrupt that makes an error does not borrow the interrupted task's device. A scope
 //! entered while the task already has one (a probe that adds a child device synchronously)
 //! swaps the device and restores it when its closure returns. With all slots taken, the scope is
@@ -33,6 +38,8 @@ use kernel::ffi::{c_int, c_void};
 
 extern "C" {
     fn errtrace_demo_task() -> *mut c_void;
+    fn errtrace_demo_scope_hold(task: *mut c_void, dev: *mut c_void);
+    fn errtrace_demo_scope_release(task: *mut c_void, dev: *mut c_void);
     fn errtrace_demo_dev_printk(dev: *mut c_void, level: c_int, text: *const u8, len: usize);
     fn errtrace_demo_dev_err_probe(
         dev: *mut c_void,
@@ -49,9 +56,10 @@ const SLOTS: usize = 8;
 ///
 /// # Invariants
 ///
-/// `task` is null (free) or the task that claimed the slot; only that task writes `dev` and
-/// frees the slot. While `task` is non-null, `dev` is null or a device the claiming task holds
-/// a reference to for as long as it is stored.
+/// `task` is null (free) or the task that claimed the slot, of which the slot holds a reference
+/// (`get_task_struct()`) until it is freed; only that task writes `dev` and frees the slot. While
+/// `task` is non-null, `dev` is null or a device of which the scope that stored it holds a
+/// reference (`get_device()`) for as long as it is stored.
 struct Slot {
     task: AtomicPtr<c_void>,
     dev: AtomicPtr<c_void>,
@@ -89,9 +97,11 @@ pub(crate) fn with_device<R>(dev: &Device, body: impl FnOnce() -> R) -> R {
 ///
 /// # Invariants
 ///
-/// `slot`, when set, is this task's slot; `previous` is what it held before this scope.
+/// `slot`, when set, is this task's slot; `previous` is what it held before this scope; `dev`
+/// is the device this scope stored there, of which it holds a reference.
 struct Scope {
     slot: Option<&'static Slot>,
+    dev: *mut c_void,
     /// The device this task had before (a nested scope), restored on drop.
     previous: *mut c_void,
     /// Whether this scope claimed the slot (and so frees it).
@@ -103,6 +113,7 @@ impl Scope {
         let me = task();
         let mut scope = Scope {
             slot: None,
+            dev,
             previous: ptr::null_mut(),
             owner: false,
         };
@@ -110,6 +121,9 @@ impl Scope {
             return scope;
         }
         if let Some(slot) = TABLE.iter().find(|s| s.task.load(Ordering::Relaxed) == me) {
+            // SAFETY: `dev` is borrowed by the caller for the scope's closure; the reference
+            // taken here is dropped by this scope's `Drop`.
+            unsafe { errtrace_demo_scope_hold(ptr::null_mut(), dev) };
             scope.previous = slot.dev.swap(dev, Ordering::Relaxed);
             scope.slot = Some(slot);
             return scope;
@@ -120,6 +134,9 @@ impl Scope {
                 .compare_exchange(ptr::null_mut(), me, Ordering::Acquire, Ordering::Relaxed)
                 .is_ok()
             {
+                // SAFETY: `me` is the current task and `dev` a device borrowed by the caller;
+                // both references are dropped by this scope's `Drop`.
+                unsafe { errtrace_demo_scope_hold(me, dev) };
                 slot.dev.store(dev, Ordering::Relaxed);
                 scope.slot = Some(slot);
                 scope.owner = true;
@@ -134,9 +151,16 @@ impl Drop for Scope {
     fn drop(&mut self) {
         let Some(slot) = self.slot else { return };
         slot.dev.store(self.previous, Ordering::Relaxed);
-        if self.owner {
+        let task = if self.owner {
+            let task = slot.task.load(Ordering::Relaxed);
             slot.task.store(ptr::null_mut(), Ordering::Release);
-        }
+            task
+        } else {
+            ptr::null_mut()
+        };
+        // SAFETY: the references `enter` took: the device's, and the task's if this scope
+        // claimed the slot.
+        unsafe { errtrace_demo_scope_release(task, self.dev) };
     }
 }
 

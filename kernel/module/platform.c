@@ -28,6 +28,8 @@ int errtrace_demo_pdrv_register(void);
 void errtrace_demo_pdrv_unregister(void);
 int errtrace_demo_pdev_add(u8 chip_id);
 void *errtrace_demo_task(void);
+void errtrace_demo_scope_hold(void *task, struct device *dev);
+void errtrace_demo_scope_release(void *task, struct device *dev);
 void errtrace_demo_dev_printk(struct device *dev, int level, const char *text,
 			      size_t len);
 int errtrace_demo_dev_err_probe(struct device *dev, int err, const char *text,
@@ -112,6 +114,29 @@ int errtrace_demo_pdev_add(u8 chip_id)
 void *errtrace_demo_task(void)
 {
 	return in_task() ? current : NULL;
+}
+
+/*
+ * A device scope's references (devctx.rs): the device, so that a scope left
+ * behind by a task that died inside it (an oops runs no Drop) never points at a
+ * freed device, and the task (when the scope claims a slot for it), so that its
+ * task_struct cannot be reused by a new task that would find the dead one's slot.
+ * Either may be NULL.
+ */
+void errtrace_demo_scope_hold(void *task, struct device *dev)
+{
+	if (task)
+		get_task_struct((struct task_struct *)task);
+	if (dev)
+		get_device(dev);
+}
+
+void errtrace_demo_scope_release(void *task, struct device *dev)
+{
+	if (dev)
+		put_device(dev);
+	if (task)
+		put_task_struct((struct task_struct *)task);
 }
 
 /* One line on the device, as dev_err()/dev_warn()/dev_info() print it. */

@@ -215,15 +215,17 @@ macro_rules! __dyndbg_modname {
 macro_rules! __dyndbg_print {
     ($descriptor:ident) => {
         // SAFETY: `key` is a real static key (a `static_key_false` initialised as
-        // `STATIC_KEY_FALSE_INIT`) in a static that lives as long as the code that branches on
-        // it; the kernel registers the branch's jump entry with the module.
+        // `STATIC_KEY_FALSE_INIT`, in an `UnsafeCell`) in a static that lives as long as the code
+        // that branches on it; the kernel registers the branch's jump entry with the module. The
+        // branch names the key by symbol and offset only (`static_branch_unlikely()`'s `false`).
         #[allow(unsafe_code)]
         unsafe {
-            ::kernel::jump_label::static_branch_unlikely!(
+            ::kernel::jump_label::arch_static_branch! {
                 $descriptor,
                 $crate::__private::DynDebug,
-                key
-            )
+                key,
+                false
+            }
         }
     };
 }

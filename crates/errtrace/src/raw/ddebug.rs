@@ -2,6 +2,9 @@
 //! writes while Rust code runs. What its flags mean to errtrace is [`crate::site::dyndbg`]'s.
 
 use crate::sync::{AtomicU32, Ordering};
+#[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
+use core::cell::UnsafeCell;
+use core::ffi::c_char;
 
 /// dynamic_debug's flag bits (`_DPRINTK_FLAGS_*`).
 pub(crate) mod dd {
@@ -22,21 +25,21 @@ const FLAGS_SHIFT: u32 = 24;
 ///
 /// # Invariants
 ///
-/// Every pointer field points to the first byte of a NUL-terminated `'static` string. `word`
-/// is written by the kernel (under its dynamic_debug lock) and read here with relaxed loads.
-/// `key` (with `CONFIG_JUMP_LABEL`) is written only by the kernel's jump label code; Rust takes
-/// its address and never reads it through a reference.
+/// Every pointer field points to the first byte of a NUL-terminated `'static` string (C reads
+/// each to its NUL). `word` is written by the kernel (under its dynamic_debug lock) and read here
+/// with relaxed loads. `key` (with `CONFIG_JUMP_LABEL`) is written only by the kernel's jump label
+/// code, so it sits in an `UnsafeCell`; Rust takes its address and never reads it.
 #[doc(hidden)]
 #[repr(C, align(8))]
 pub struct DynDebug {
-    modname: &'static u8,
-    function: &'static u8,
-    filename: &'static u8,
-    format: &'static u8,
+    modname: *const c_char,
+    function: *const c_char,
+    filename: *const c_char,
+    format: *const c_char,
     word: AtomicU32,
     /// The descriptor's static key (`key.dd_key_false`), switched by dynamic_debug with `p`.
     #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
-    pub key: ::kernel::bindings::static_key_false,
+    pub key: UnsafeCell<::kernel::bindings::static_key_false>,
 }
 
 /// The layout, checked against the kernel's own `struct _ddebug` as bindgen read it from the
@@ -65,12 +68,14 @@ impl core::fmt::Debug for DynDebug {
     }
 }
 
-/// The first byte of `s`, which the macros make NUL-terminated (never empty).
-const fn first(s: &'static [u8]) -> &'static u8 {
-    match s {
-        [b, ..] => b,
-        [] => &0,
-    }
+/// `s` as a C string: its first byte. `s` must end with a NUL, which is checked when the
+/// descriptor is built (in a `static`'s initialiser, so a missing NUL fails the build).
+const fn c_string(s: &'static [u8]) -> *const c_char {
+    assert!(
+        !s.is_empty() && s[s.len() - 1] == 0,
+        "a dynamic_debug string must end with a NUL"
+    );
+    s.as_ptr().cast()
 }
 
 /// The descriptor's word for `line` and dynamic_debug `flags` (bit-field order of x86-64 and
@@ -82,13 +87,12 @@ const fn encode(line: u32, class: u32, dd_flags: u32) -> u32 {
 }
 
 // SAFETY: a dynamic_debug descriptor is shared by every CPU that reaches its site. Its strings are
-// `&'static` and its flags word atomic. Its static key (present inside a kernel build with
-// `CONFIG_JUMP_LABEL`; the raw pointers in it are what make the type `!Sync`) is written only by
-// the kernel's jump label code, under `jump_label_mutex`, through the descriptor's address: Rust
-// code never reads or writes it through a reference (the site's static branch names it by symbol
-// in the jump table). The static holding a descriptor is not `Freeze` (its flags word is an
-// atomic), so it is placed in writable memory, where the kernel's writes are allowed.
-#[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
+// `'static` and never written (the raw pointers to them are what make the type `!Sync`), and its
+// flags word is atomic. Its static key (inside a kernel build with `CONFIG_JUMP_LABEL`) is in an
+// `UnsafeCell`, written only by the kernel's jump label code, under `jump_label_mutex`, through
+// the descriptor's address: Rust code never reads or writes it (the site's static branch names it
+// by symbol and offset in the jump table). The static holding a descriptor is not `Freeze`, so it
+// is placed in writable memory, where the kernel's writes are allowed.
 unsafe impl Sync for DynDebug {}
 
 impl DynDebug {
@@ -102,20 +106,20 @@ impl DynDebug {
         line: u32,
     ) -> DynDebug {
         DynDebug {
-            modname: first(modname),
-            function: first(function.as_bytes()),
-            filename: first(filename.as_bytes()),
-            format: first(format.as_bytes()),
+            modname: c_string(modname),
+            function: c_string(function.as_bytes()),
+            filename: c_string(filename.as_bytes()),
+            format: c_string(format.as_bytes()),
             word: AtomicU32::new(encode(line, CLASS_DEFAULT, 0)),
             // STATIC_KEY_FALSE_INIT: disabled, JUMP_TYPE_FALSE (the site's branch is a NOP until
             // dynamic_debug enables the key).
             #[cfg(all(CONFIG_RUST, CONFIG_JUMP_LABEL))]
-            key: ::kernel::bindings::static_key_false {
+            key: UnsafeCell::new(::kernel::bindings::static_key_false {
                 key: ::kernel::bindings::static_key {
                     enabled: ::kernel::bindings::atomic_t { counter: 0 },
                     __bindgen_anon_1: ::kernel::bindings::static_key__bindgen_ty_1 { type_: 0 },
                 },
-            },
+            }),
         }
     }
 
@@ -169,10 +173,18 @@ mod tests {
         let d = DynDebug::new(b"errtrace_demo\0", "f\0", "x.rs\0", "msg\0", 3);
         assert_eq!(d.dd_flags(), 0);
         assert!(!d.print_enabled());
-        // The fields are references to the first byte of each NUL-terminated string.
-        assert_eq!(*d.modname, b'e');
-        assert_eq!(*d.filename, b'x');
-        assert_eq!(*d.format, b'm');
+        // The fields point to the first byte of each NUL-terminated string.
+        // SAFETY: `new` made them point into `'static` strings that end with a NUL.
+        let (m, f, fmt) = unsafe {
+            (
+                core::ffi::CStr::from_ptr(d.modname),
+                core::ffi::CStr::from_ptr(d.filename),
+                core::ffi::CStr::from_ptr(d.format),
+            )
+        };
+        assert_eq!(m.to_bytes(), b"errtrace_demo");
+        assert_eq!(f.to_bytes(), b"x.rs");
+        assert_eq!(fmt.to_bytes(), b"msg");
         assert_eq!(d.word.load(Ordering::Relaxed) & 0x3FFFF, 3);
         d.set_dd_flags(dd::PRINT);
         assert!(d.print_enabled());
