@@ -570,27 +570,34 @@ posting_alone() {
     fi
     for i in "${!ps[@]}"; do
         logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
-        posting_build "$(basename "${ps[i]}")${opts:+ (options off)}"
+        if [[ -f $opts ]]; then posting_build "$(basename "${ps[i]}") (options off)"; else posting_build "$(basename "${ps[i]}")"; fi
     done
     if [[ -f $opts ]]; then
         # Options on: from the first patch again (the others taken off), then one by one.
         for ((i = ${#ps[@]} - 1; i >= 1; i--)); do
             logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "${ps[i]}"
         done
-        posting_options "$opts"
         for i in "${!ps[@]}"; do
             ((i == 0)) || logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
+            # The options this patch's tree has (a later patch may add one: it is on from there).
+            posting_options "$opts"
             posting_build "$(basename "${ps[i]}") (options on)"
         done
     fi
     mkdir -p "$POSTINGS_CACHE"
     date -u +%FT%TZ >"$POSTINGS_CACHE/$key"
 }
-# posting_options FILE: a posting's options on.
+# posting_options FILE: a posting's options on, those the tree has so far (each checked in .config).
 posting_options() {
+    local line sym
     (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$1")
     logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    check_fragment "$1"
+    while IFS= read -r line; do
+        [[ $line =~ ^CONFIG_([A-Z0-9_]+)= ]] || continue
+        sym=${BASH_REMATCH[1]}
+        grep -rqx --include='Kconfig*' "config $sym" "$KDIR" || continue
+        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line ($1)"
+    done <"$1"
 }
 
 do_untar() {
@@ -998,9 +1005,9 @@ do_costs() {
         disasm "$before/vmlinux" "$fn"
         echo "    after (options on):"
         disasm "$KDIR/vmlinux" "$fn"
-        echo "    what each error made runs after its constructor (options on), Error::made_here: a load of"
-        echo "    the count of armed captures (an atomic_read helper) and the tracepoint's static branch;"
-        echo "    note when either is on:"
+        echo "    what each error made runs after its constructor (options on), Error::made_here: current"
+        echo "    (the get_current helper), a load of its rust_error_capture, a load of the tracepoint"
+        echo "    key's count; note when either is set:"
         disasm "$KDIR/vmlinux" '6kernel5error.*5Error9made_here$'
         echo "    instructions of the out-of-line part (tracepoint, capture), origin::imp::note: $(disasm "$KDIR/vmlinux" '6origin3imp4note$' | wc -l)"
     } | tee /dev/fd/3

@@ -16,6 +16,7 @@
 #include <linux/platform_device.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 
 #define DEMO_MAX_DEVICES 8
 

@@ -68,14 +68,13 @@ impl core::fmt::Debug for DynDebug {
     }
 }
 
-/// `s` as a C string: its first byte. `s` must end with a NUL, which is checked when the
-/// descriptor is built (in a `static`'s initialiser, so a missing NUL fails the build).
+/// `s` as a C string: its first byte, if `s` ends with a NUL (the macros make every string so);
+/// otherwise the empty C string, so that C never reads past `s`.
 const fn c_string(s: &'static [u8]) -> *const c_char {
-    assert!(
-        !s.is_empty() && s[s.len() - 1] == 0,
-        "a dynamic_debug string must end with a NUL"
-    );
-    s.as_ptr().cast()
+    match s {
+        [.., 0] => s.as_ptr().cast(),
+        _ => c"".as_ptr(),
+    }
 }
 
 /// The descriptor's word for `line` and dynamic_debug `flags` (bit-field order of x86-64 and
@@ -166,6 +165,14 @@ mod tests {
     fn outside_a_kernel_the_descriptor_has_no_key() {
         assert_eq!(core::mem::size_of::<DynDebug>(), 40);
         assert_eq!(core::mem::align_of::<DynDebug>(), 8);
+    }
+
+    #[test]
+    fn a_string_without_its_nul_is_never_read_past() {
+        let d = DynDebug::new(b"errtrace_demo", "f\0", "x.rs\0", "msg\0", 3);
+        // SAFETY: `new` made `modname` point to a NUL-terminated `'static` string.
+        let m = unsafe { core::ffi::CStr::from_ptr(d.modname) };
+        assert_eq!(m.to_bytes(), b"");
     }
 
     #[test]
