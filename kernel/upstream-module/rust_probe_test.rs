@@ -47,10 +47,22 @@ impl platform::Driver for ProbeTest {
             2 => return Err(EIO),
             // The driver reports the error where it is made.
             #[cfg(dev_err_probe_macro)]
-            3 => return Err(dev_err_probe!(dev, EINVAL, "mode {mode} is not supported\n")),
+            3 => {
+                return Err(dev_err_probe!(
+                    dev,
+                    EINVAL,
+                    "mode {mode} is not supported\n"
+                ))
+            }
             // The driver gives its own deferral reason.
             #[cfg(dev_err_probe_macro)]
-            4 => return Err(dev_err_probe!(dev, EPROBE_DEFER, "waiting for the test's clock\n")),
+            4 => {
+                return Err(dev_err_probe!(
+                    dev,
+                    EPROBE_DEFER,
+                    "waiting for the test's clock\n"
+                ))
+            }
             // Not this driver's device: as quiet as the driver core keeps it.
             5 => return Err(ENODEV),
             // A C API fails.
