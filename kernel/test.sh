@@ -150,7 +150,9 @@ while (($#)); do
     esac
     shift
 done
-((${#FLAVOURS[@]} > 0)) || FLAVOURS=(base upstream-before upstream 6.12 debug upstream-debug)
+# Every flavour, in the order a run takes them (a copy after the tree it copies).
+ALL_FLAVOURS=(base upstream-before upstream 6.12 debug upstream-debug)
+((${#FLAVOURS[@]} > 0)) || FLAVOURS=("${ALL_FLAVOURS[@]}")
 
 # ---------------------------------------------------------------- helpers
 STEPS_NAME=test.sh
@@ -393,12 +395,39 @@ do_patch() {
     local p
     for p in $(patches); do
         echo "    $(basename "$p")"
-        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "$p"
+        apply_patch "$p"
     done
-    # Kbuild does not always rebuild a module's Rust objects when the kernel
-    # crate or the macros change (rnull.o, in composite rnull_mod.ko, kept its
-    # unpatched module! expansion): make every Rust file outside rust/ newer.
+    touch_rust_outside_crate
+}
+# apply_patch FILE [-R]: applies a patch to the tree (or takes it off), logged.
+apply_patch() {
+    if [[ ${2:-} == -R ]]; then
+        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "$1"
+    else
+        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "$1"
+    fi
+}
+# Kbuild does not always rebuild a module's Rust objects when the kernel crate
+# or the macros change (rnull.o, in composite rnull_mod.ko, kept its unpatched
+# module! expansion): make every Rust file outside rust/ newer.
+touch_rust_outside_crate() {
     find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+}
+# merge_fragments FILE...: the fragments merged into the tree's .config, then olddefconfig.
+merge_fragments() {
+    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$@")
+    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+}
+# check_fragment FILE [--defined]: every CONFIG_ line of FILE is in .config (with --defined,
+# only those whose symbol some Kconfig file of the tree defines: a later patch may add one).
+check_fragment() {
+    local line
+    while IFS= read -r line; do
+        [[ $line =~ ^CONFIG_([A-Z0-9_]+)= ]] || continue
+        [[ ${2:-} == --defined ]] &&
+            ! grep -rqx --include='Kconfig*' "config ${BASH_REMATCH[1]}" "$KDIR" && continue
+        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line ($1)"
+    done <"$1"
 }
 
 # The series with its options off, as a kernel that does not turn them on
@@ -424,13 +453,8 @@ sizes() {
 
 # The series' options on (config/upstream-series.fragment), checked in .config.
 do_series_config() {
-    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$SERIES_FRAGMENT")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    local line
-    while IFS= read -r line; do
-        [[ $line =~ ^CONFIG_ ]] || continue
-        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line"
-    done <"$SERIES_FRAGMENT"
+    merge_fragments "$SERIES_FRAGMENT"
+    check_fragment "$SERIES_FRAGMENT"
 }
 
 # The files the series touches (for the checks that also see the rest of the tree).
@@ -466,19 +490,9 @@ do_series_checks() {
 # upstream-debug: the debug tree with what the upstream scenarios need (the Rust samples,
 # failslab, fail_function, the kernel crate's doctests, PCI and I2C for their adapters).
 do_upstream_debug_config() {
-    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config \
-        "$HERE/config/upstream-debug.fragment" "$HERE/config/upstream.fragment")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    merge_fragments "$HERE/config/upstream-debug.fragment" "$HERE/config/upstream.fragment"
     check_fragment "$HERE/config/upstream-debug.fragment"
     check_fragment "$HERE/config/upstream.fragment"
-}
-# check_fragment FILE: every CONFIG_ line of FILE is in .config.
-check_fragment() {
-    local line
-    while IFS= read -r line; do
-        [[ $line =~ ^CONFIG_ ]] || continue
-        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line ($1)"
-    done <"$1"
 }
 # The debug tree with config/upstream.fragment, built, is kept apart from the postings
 # ($UPSTREAM_DEBUG_BASE, for as long as the debug tree and the fragments are the same), so that
@@ -525,21 +539,17 @@ do_postings() {
         logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
     done
     for d in "${all[@]}"; do [[ $d == "$last" ]] || posting_apply "$d"; done
-    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$SERIES_FRAGMENT")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    check_fragment "$SERIES_FRAGMENT"
-    find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+    do_series_config
+    touch_rust_outside_crate
 }
 # posting_apply DIR [-R]: applies (or takes off) a posting's patches, in order (reverse order).
 posting_apply() {
     local ps p
     mapfile -t ps < <(posting_patches "$1")
     if [[ ${2:-} == -R ]]; then
-        for ((p = ${#ps[@]} - 1; p >= 0; p--)); do
-            logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "${ps[p]}"
-        done
+        for ((p = ${#ps[@]} - 1; p >= 0; p--)); do apply_patch "${ps[p]}" -R; done
     else
-        for p in "${ps[@]}"; do logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "$p"; done
+        for p in "${ps[@]}"; do apply_patch "$p"; done
     fi
 }
 # posting_alone DIR: the builds of one posting, ending with all its patches applied (and its
@@ -553,9 +563,7 @@ posting_alone() {
     files=$(for i in "${ps[@]}"; do sed -nE 's|^\+\+\+ b/(.*\.rs)$|\1|p' "$i"; done | sort -u | paste -sd'|')
     # posting_build WHAT: one build of the tree as it is now; no clippy warning in the posting's files.
     posting_build() {
-        # Kbuild does not always rebuild a module's Rust objects when the kernel crate or the
-        # macros change (see do_patch).
-        find "$KDIR" -name '*.rs' ! -path "$KDIR/rust/*" -exec touch {} +
+        touch_rust_outside_crate
         logged "$KBASE/posting-build.log" "${KMAKE[@]}" -j"$JOBS" CLIPPY=1 vmlinux modules ||
             { tail -n 40 "$KBASE/posting-build.log" >&2; die "$name: $1 does not build"; }
         n=$(grep -cE -- "--> ($files):" "$KBASE/posting-build.log" || true)
@@ -569,16 +577,14 @@ posting_alone() {
         return 0
     fi
     for i in "${!ps[@]}"; do
-        logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
+        apply_patch "${ps[i]}"
         if [[ -f $opts ]]; then posting_build "$(basename "${ps[i]}") (options off)"; else posting_build "$(basename "${ps[i]}")"; fi
     done
     if [[ -f $opts ]]; then
         # Options on: from the first patch again (the others taken off), then one by one.
-        for ((i = ${#ps[@]} - 1; i >= 1; i--)); do
-            logged "$KBASE/patch.log" patch -d "$KDIR" -p1 -R --batch -i "${ps[i]}"
-        done
+        for ((i = ${#ps[@]} - 1; i >= 1; i--)); do apply_patch "${ps[i]}" -R; done
         for i in "${!ps[@]}"; do
-            ((i == 0)) || logged "$KBASE/patch.log" patch -d "$KDIR" -p1 --forward --batch -i "${ps[i]}"
+            ((i == 0)) || apply_patch "${ps[i]}"
             # The options this patch's tree has (a later patch may add one: it is on from there).
             posting_options "$opts"
             posting_build "$(basename "${ps[i]}") (options on)"
@@ -589,15 +595,8 @@ posting_alone() {
 }
 # posting_options FILE: a posting's options on, those the tree has so far (each checked in .config).
 posting_options() {
-    local line sym
-    (cd "$KDIR" && logged "$KBASE/config.log" ./scripts/kconfig/merge_config.sh -m .config "$1")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
-    while IFS= read -r line; do
-        [[ $line =~ ^CONFIG_([A-Z0-9_]+)= ]] || continue
-        sym=${BASH_REMATCH[1]}
-        grep -rqx --include='Kconfig*' "config $sym" "$KDIR" || continue
-        grep -qx "$line" "$KDIR/.config" || die "not in .config: $line ($1)"
-    done <"$1"
+    merge_fragments "$1"
+    check_fragment "$1" --defined
 }
 
 do_untar() {
@@ -628,9 +627,7 @@ do_config() {
     [[ $KVER == 7.3 ]] && debian_fragment
     local -a frags
     mapfile -t frags < <(fragments)
-    (cd "$KDIR" && logged "$KBASE/config.log" \
-        ./scripts/kconfig/merge_config.sh -m .config "${frags[@]}")
-    logged "$KBASE/config.log" "${KMAKE[@]}" olddefconfig
+    merge_fragments "${frags[@]}"
     cat "${frags[@]}" >"$KBASE/config.fragment"
     # Every line of the fragments must have survived (dependencies can drop options).
     local line opt bad=0
@@ -1044,7 +1041,7 @@ TREE_GB=4
 # before anything is built: without this the cache grows by a tree at every change.
 prune_trees() {
     local keep=() f d
-    for f in base upstream-before upstream 6.12 debug upstream-debug; do keep+=("$(FLAVOUR=$f; kernel_key)"); done
+    for f in "${ALL_FLAVOURS[@]}"; do keep+=("$(FLAVOUR=$f; kernel_key)"); done
     for d in "$CACHE_ROOT"/????????????????/; do
         [[ -d $d ]] || continue
         d=${d%/}

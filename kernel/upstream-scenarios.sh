@@ -114,57 +114,46 @@ scenario faux-init-fails
 run sh -c "echo 100 > $F/probability; echo 1 > $F/times"
 run failing $INSMOD rust_driver_faux.ko
 
+# probe_in_mode MODE [CMD...]: loads the test driver with mode=MODE, binds it to
+# $D, runs CMD (if given) while its probe's outcome stands, unbinds, unloads.
+probe_in_mode() {
+    local mode=$1
+    shift
+    run $INSMOD rust_probe_test.ko mode=$mode
+    run bind rust_probe_test
+    if [ $# -gt 0 ]; then run "$@"; fi
+    run unbind rust_probe_test
+    run rmmod rust_probe_test
+}
+
 scenario probe-defers
 # A probe whose supplier is not there yet (EPROBE_DEFER from a C API): the
 # deferral reason in devices_deferred.
-run $INSMOD rust_probe_test.ko mode=1
-run bind rust_probe_test
-run cat $DEFERRED
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 1 cat $DEFERRED
 
 scenario probe-bare
 # A probe that returns a bare constant (EIO).
-run $INSMOD rust_probe_test.ko mode=2
-run bind rust_probe_test
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 2
 
 scenario probe-logs
 # A probe that reports its error where it is made (dev_err_probe!): one line.
-run $INSMOD rust_probe_test.ko mode=3
-run bind rust_probe_test
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 3
 
 scenario probe-own-reason
 # A probe that gives its own deferral reason (dev_err_probe!).
-run $INSMOD rust_probe_test.ko mode=4
-run bind rust_probe_test
-run cat $DEFERRED
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 4 cat $DEFERRED
 
 scenario probe-nodev
 # A probe that says the device is not its own (ENODEV): quiet.
-run $INSMOD rust_probe_test.ko mode=5
-run bind rust_probe_test
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 5
 
 scenario probe-c-fails
 # A probe whose C API call fails (EIO, to_result).
-run $INSMOD rust_probe_test.ko mode=6
-run bind rust_probe_test
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 6
 
 scenario probe-cleanup-fails
 # A probe whose reset fails with EIO, and the power-off on its error path too.
-run $INSMOD rust_probe_test.ko mode=7
-run bind rust_probe_test
-run unbind rust_probe_test
-run rmmod rust_probe_test
+probe_in_mode 7
 
 scenario tracepoint
 [ -d $T/events/rust/error_made ] && run sh -c "echo 0 > $T/events/rust/error_made/enable"
