@@ -424,6 +424,13 @@ if [[ $FLAVOUR == debug ]]; then
         'errors made in kthreads, hard IRQ, softirq and NMI'
     expect stress "${M}errtrace stress: made=[0-9]+ hardirq=[1-9][0-9]* softirq=[1-9][0-9]* nmi=[1-9][0-9]* unrecorded=[0-9]+ lost=0\$" \
         'the one-line summary: NMIs made errors, none lost'
+    expect stress "${M}stress: standing queries left by NMIs for later [1-9][0-9]* times, applied by [1-9][0-9]* irq_work runs\$" \
+        'no standing-query parsing in NMI: left to an irq_work, which ran'
+    expect stress '^[^ ]*stress\.rs:[0-9]+ \[[^]]*\]errtrace_demo_stress_nmi =t ' \
+        "the NMI's site, which first fired in NMI, got its standing query afterwards"
+    expect stress '^nmi_longest_ns: 40000000$' "the kernel's NMI duration limit set to ten of the guest's clock ticks"
+    expect_not all 'NMI handler \(nmi_fn \[errtrace_demo\]\) took too long' \
+        "errtrace's NMI handler never ran past the kernel's NMI duration limit (40 ms: see stress.sh)"
     expect stress '^ERRTRACE-LOOP: [1-9][0-9]* reads of the control files while modules came and went$' \
         'dynamic_debug, tracefs and errtrace control files read while the peer loaded and unloaded'
     expect stress '^ERRTRACE-LOOP: [1-9][0-9]* rounds of CPUs 1-3 offline and back$' 'CPUs taken offline and back during the stress'

@@ -284,6 +284,14 @@ audit_facts() {
         facts_notes "$kdir" "$FACTS"
 }
 
+# The table the RFC's cover letter quotes: each in-tree Rust driver's size on the facts tree,
+# then with kernel/patches/ applied, the option off and on (kernel/driver-sizes.sh).
+driver_sizes() {
+    bash kernel/driver-sizes.sh --rustc crates/errtrace-rustc/target/release/errtrace-rustc |
+        tee "$bg_dir/driver-sizes.log" | sed -n '/^Rust drivers of/,$p' |
+        diff -u kernel/captures/upstream-driver-sizes.txt -
+}
+
 # kernel/captures/audit-facts.txt (the guide shows two of its lines) is the per-crate
 # resolution the audit reports with the facts on all of rust/, drivers/ and samples/rust of the
 # tree they were built from.
@@ -410,6 +418,7 @@ else
     F=(--needs "facts: errtrace-rustc building Linux 7.3's Rust crates")
     step "${F[@]}" "audit on drivers labelled blind (Linux 7.3)" audit_blind
     step "${F[@]}" "audit with the compiler's facts (Linux 7.3)" audit_facts
+    step "${F[@]}" "the postings' cost to Linux 7.3's Rust drivers" driver_sizes
     step "${K[@]}" "Linux kernels and the kernel module under qemu" joined kernel
 fi
 

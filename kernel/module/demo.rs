@@ -152,6 +152,7 @@ impl Drop for ErrtraceDemo {
         // After the debugfs files are gone, so no trigger adds a device meanwhile.
         platform::unregister();
         errtrace::policy::flush_suppressed();
+        glue::uninstall();
         pr_info!(
             "unloaded ({} sites, {} errors dropped unhandled)\n",
             errtrace::control::site_count(),

@@ -10,6 +10,7 @@
 
 use core::fmt::{self, Write};
 use core::panic::Location;
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use errtrace::code::Code;
 use errtrace::sink::{Level, Record, Sink};
 use kernel::prelude::*;
@@ -19,6 +20,8 @@ extern "C" {
     fn errtrace_demo_clock_ns() -> u64;
     fn errtrace_demo_printk_debug(text: *const u8, len: usize);
     fn errtrace_demo_ddebug_word(line: u32, flags: u32) -> u32;
+    fn errtrace_demo_defer() -> bool;
+    fn errtrace_demo_defer_sync();
 }
 
 /// Checks errtrace's dynamic_debug descriptor word against the C compiler's `struct _ddebug`
@@ -43,9 +46,10 @@ pub(crate) fn check_dyndbg_layout() -> Result {
     Ok(())
 }
 
-/// Installs the shard hooks, the sink, the clock, the CPU-id hook and the context of
-/// `errtrace::expecting` scopes (the current task in task context, none in interrupts). Call
-/// first in `init`.
+/// Installs the shard hooks, the sink, the clock, the CPU-id hook, the context of
+/// `errtrace::expecting` scopes (the current task in task context, none in interrupts) and the
+/// defer hook (no standing-query parsing in NMI: `defer.c`). Call first in `init`; call
+/// [`uninstall`] last in the module's `Drop`.
 pub(crate) fn install() {
     // Each hook can be set once per load of the module; a second call keeps the first.
     crate::shard::install();
@@ -53,7 +57,42 @@ pub(crate) fn install() {
     let _ = errtrace::platform::set_clock(ktime_ns);
     let _ = errtrace::platform::set_cpu_id(cpu_id);
     let _ = errtrace::platform::set_context(task_context);
+    let _ = errtrace::platform::set_defer(defer);
     crate::tracepoints::install();
+}
+
+/// Waits for deferred work queued by [`install`]'s defer hook: after it nothing of the module
+/// runs from an `irq_work`. Call when nothing makes errors any more (the NMI handler is gone).
+pub(crate) fn uninstall() {
+    // SAFETY: `irq_work_sync()` on the module's own static irq_work, from process context.
+    unsafe { errtrace_demo_defer_sync() };
+}
+
+/// Times [`defer`] said "later", and runs of the irq_work it queued.
+static DEFERRED: AtomicU32 = AtomicU32::new(0);
+static APPLIED_LATER: AtomicU32 = AtomicU32::new(0);
+
+/// In NMI: queues the application of the standing queries (an irq_work) and says "later".
+fn defer() -> bool {
+    // SAFETY: `in_nmi()` and `irq_work_queue()` (NMI-safe) on the module's own irq_work.
+    let later = unsafe { errtrace_demo_defer() };
+    if later {
+        DEFERRED.fetch_add(1, Relaxed);
+    }
+    later
+}
+
+/// The irq_work queued by [`defer`], once the NMI is over.
+#[no_mangle]
+extern "C" fn errtrace_demo_apply_deferred() {
+    errtrace::control::apply_deferred();
+    APPLIED_LATER.fetch_add(1, Relaxed);
+}
+
+/// How many times errtrace left its standing queries for later (in NMI), and how many runs of
+/// the irq_work applied them.
+pub(crate) fn deferred_counts() -> (u32, u32) {
+    (DEFERRED.load(Relaxed), APPLIED_LATER.load(Relaxed))
 }
 
 /// `ktime_get_mono_fast_ns()`: NMI-safe (no seqlock retry loop), monotonic, enough for rate

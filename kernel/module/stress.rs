@@ -198,6 +198,12 @@ extern "C" fn errtrace_demo_stress_end() {
         not_recorded,
         unrecorded
     );
+    let (deferred, applied_later) = crate::glue::deferred_counts();
+    pr_info!(
+        "stress: standing queries left by NMIs for later {} times, applied by {} irq_work runs\n",
+        deferred,
+        applied_later
+    );
     // Errors neither readable while alive nor counted as unrecorded by the recorder.
     let lost = made.saturating_sub(recorded.wrapping_add(unrecorded));
     pr_info!(

@@ -127,6 +127,14 @@ pub fn location_overflow() -> u32 {
     crate::site::overflowed()
 }
 
+/// Applies the standing queries to the sites that appeared where the platform deferred it (an
+/// NMI: see [`platform::set_defer`](crate::platform::set_defer)); the platform calls this from
+/// a context that may parse them. Sites without a deferred application are left as they are.
+#[cfg(feature = "control")]
+pub fn apply_deferred() {
+    crate::site::run_deferred_appeared();
+}
+
 /// Interns every statically registered site (a no-op without the `registry` feature).
 pub fn register_all() {
     #[cfg(feature = "registry")]

@@ -45,6 +45,9 @@ pub type ClockFn = fn() -> u64;
 pub type CpuIdFn = fn() -> u32;
 /// The current context's id (a thread, a task), or 0 where no scope applies (an interrupt).
 pub type ContextFn = fn() -> usize;
+/// Whether the current context must leave errtrace's heavier bookkeeping for later (see
+/// [`set_defer`]).
+pub type DeferFn = fn() -> bool;
 
 #[cfg(not(loom))]
 static CLOCK: SetOnce<ClockFn> = SetOnce::new();
@@ -52,6 +55,8 @@ static CLOCK: SetOnce<ClockFn> = SetOnce::new();
 static CPU_ID: SetOnce<CpuIdFn> = SetOnce::new();
 #[cfg(not(loom))]
 static CONTEXT: SetOnce<ContextFn> = SetOnce::new();
+#[cfg(not(loom))]
+static DEFER: SetOnce<DeferFn> = SetOnce::new();
 
 /// Installs the monotonic nanosecond clock used by rate limits.
 ///
@@ -84,6 +89,31 @@ pub fn set_cpu_id(hook: CpuIdFn) -> Result<(), AlreadySet> {
 #[cfg(not(loom))]
 pub fn set_context(hook: ContextFn) -> Result<(), AlreadySet> {
     CONTEXT.set(hook).map_err(|_| AlreadySet)
+}
+
+/// Installs the defer hook, for platforms with a context that must not do more than the error
+/// path (an NMI). The one work deferred today: applying the standing control queries
+/// ([`control::apply`](crate::control::apply)) to a site that fires for the first time, a parse
+/// of up to [`STANDING_BYTES`](crate::control::STANDING_BYTES) of text.
+///
+/// The hook returns `false` where that work may run now, and `true` where it must not, after it
+/// has arranged a call to [`control::apply_deferred`](crate::control::apply_deferred) from a
+/// context that may (the kernel glue: `in_nmi()`, then an `irq_work`). Until that call, the site
+/// is decided by its defaults and the queries that were applied to it directly.
+///
+/// # Errors
+///
+/// [`AlreadySet`] when a hook was installed before.
+#[cfg(not(loom))]
+pub fn set_defer(hook: DeferFn) -> Result<(), AlreadySet> {
+    DEFER.set(hook).map_err(|_| AlreadySet)
+}
+
+/// Whether the current context defers its heavier work (see [`set_defer`]); `false` without a
+/// hook.
+#[cfg(not(loom))]
+pub(crate) fn defer() -> bool {
+    DEFER.get().is_some_and(|h| h())
 }
 
 /// Milliseconds from the installed clock (or the `std` default), `None` without a clock.

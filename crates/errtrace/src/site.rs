@@ -53,11 +53,11 @@ mod state;
 
 #[cfg(not(loom))]
 use list::first_code;
-#[cfg(all(not(loom), feature = "control"))]
-pub(crate) use list::set_appeared_hook;
 pub(crate) use list::SiteList;
 #[cfg(not(loom))]
 pub(crate) use list::SITES;
+#[cfg(all(not(loom), feature = "control"))]
+pub(crate) use list::{run_deferred_appeared, set_appeared_hook};
 #[doc(hidden)]
 pub use origin::function_path;
 pub use origin::Origin;
@@ -69,7 +69,7 @@ pub(crate) use pool::LocationPool;
 pub(crate) use pool::{at_location, count, overflow_origin, overflowed, take_overflow_notice};
 pub use state::Counters;
 pub(crate) use state::{RateState, SiteState};
-use state::{HINT_BOUNDARY, HINT_LOG, LINKING};
+use state::{HINT_BOUNDARY, HINT_LOG, HINT_MASK, LINKING};
 
 /// Per-site control flags.
 pub mod flags {
@@ -285,7 +285,7 @@ impl SiteRef {
     pub fn kind(&self) -> SiteKind {
         match self.static_site() {
             Some(s) => s.kind,
-            None => match self.state.kind_hint.load(Ordering::Relaxed) {
+            None => match self.state.marks.load(Ordering::Relaxed) & HINT_MASK {
                 HINT_LOG => SiteKind::Log,
                 HINT_BOUNDARY => SiteKind::Boundary,
                 _ => SiteKind::Error,
@@ -299,8 +299,11 @@ impl SiteRef {
             SiteKind::Boundary => HINT_BOUNDARY,
             _ => 0,
         };
-        if self.state.kind_hint.load(Ordering::Relaxed) != hint {
-            self.state.kind_hint.store(hint, Ordering::Relaxed);
+        let marks = &self.state.marks;
+        if marks.load(Ordering::Relaxed) & HINT_MASK != hint {
+            let _ = marks.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |m| {
+                Some(m & !HINT_MASK | hint)
+            });
         }
     }
 
@@ -386,6 +389,41 @@ mod loom_tests {
             ids.sort();
             assert_eq!(ids, [1, 2]);
         });
+    }
+
+    /// A site appears (marked, then its hook run at once or left to the platform's deferred
+    /// run) while a deferred run walks and the kind hint is written: the hook runs exactly
+    /// once, and the kind hint and the mark do not overwrite each other.
+    #[test]
+    fn appeared_hook_runs_once_now_or_deferred() {
+        for deferred in [false, true] {
+            loom::model(move || {
+                let state: &'static SiteState = leak(SiteState::new());
+                let runs: &'static AtomicU32 = leak(AtomicU32::new(0));
+                let run = move || {
+                    if state.take_appeared() {
+                        runs.fetch_add(1, Ordering::Relaxed);
+                    }
+                };
+                let appears = thread::spawn(move || {
+                    state.mark_appeared();
+                    if !deferred {
+                        run();
+                    }
+                });
+                let walker = thread::spawn(run);
+                SiteRef { state }.set_kind(SiteKind::Log);
+                appears.join().unwrap();
+                walker.join().unwrap();
+                if deferred {
+                    // The platform's run, arranged after the mark was made.
+                    run();
+                }
+                assert_eq!(runs.load(Ordering::Relaxed), 1);
+                assert_eq!(state.marks.load(Ordering::Relaxed) & HINT_MASK, HINT_LOG);
+                assert!(!state.take_appeared());
+            });
+        }
     }
 
     /// The static sites' path: two threads fire one new site at once (each tries to claim it by

@@ -1,5 +1,10 @@
 //! The list of every site that has fired: intrusive and lock-free, newest first, with the hook
 //! control installs to see each site as it is linked. Part of the storage layer's sites.
+//!
+//! The hook parses the standing control queries (up to a few KiB): work an NMI must not do. Where
+//! the platform defers work ([`platform::set_defer`](crate::platform::set_defer)), a site that
+//! appears there is marked, and the hook runs for it later, from
+//! [`run_deferred_appeared`], in a context the platform chose.
 
 use super::state::NO_ID;
 use super::*;
@@ -46,9 +51,7 @@ impl SiteList {
             .id
             .store(if id == 0 { NO_ID } else { id }, Ordering::Release);
         #[cfg(not(loom))]
-        if let Some(hook) = APPEARED.get() {
-            hook(SiteRef { state });
-        }
+        appeared(SiteRef { state });
     }
 
     /// Every linked site, newest first.
@@ -83,8 +86,39 @@ static APPEARED: SetOnce<AppearedHook> = SetOnce::new();
 #[cold]
 #[inline(never)]
 pub(super) fn first_code(site: SiteRef) {
-    if let Some(hook) = APPEARED.get() {
+    appeared(site);
+}
+
+/// Runs the appeared hook for `site`: now, or, when the platform defers work in this context,
+/// from the platform's later call to [`run_deferred_appeared`].
+#[cfg(not(loom))]
+#[cold]
+fn appeared(site: SiteRef) {
+    let Some(hook) = APPEARED.get() else {
+        return;
+    };
+    // Marked before the platform is asked, so that its deferred run (which may start at once,
+    // elsewhere) finds the mark; whoever clears the mark runs the hook, exactly once.
+    site.state.mark_appeared();
+    if crate::platform::defer() {
+        return;
+    }
+    if site.state.take_appeared() {
         hook(site);
+    }
+}
+
+/// Runs the appeared hook for every site whose run was deferred (walks the whole list: the
+/// platform calls this rarely, after an NMI made a new site).
+#[cfg(all(not(loom), feature = "control"))]
+pub(crate) fn run_deferred_appeared() {
+    let Some(hook) = APPEARED.get() else {
+        return;
+    };
+    for state in SITES.iter() {
+        if state.take_appeared() {
+            hook(SiteRef { state });
+        }
     }
 }
 

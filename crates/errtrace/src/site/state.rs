@@ -58,9 +58,12 @@ pub(super) const LINKING: u32 = 0xFFFF_0000;
 /// `id` of a linked site beyond the 65535th (low 16 bits 0, like `LINKING`).
 pub(super) const NO_ID: u32 = 0xFFFE_0000;
 
-/// Kind hints of location sites.
+/// `marks`: the kind hint of a location site (two bits)...
 pub(super) const HINT_LOG: u32 = 1;
 pub(super) const HINT_BOUNDARY: u32 = 2;
+pub(super) const HINT_MASK: u32 = 3;
+/// ...and whether the appeared hook still has to run for the site (the platform deferred it).
+pub(super) const APPEARED_PENDING: u32 = 4;
 
 /// A site's counters, control state and list link. All zeros when new (so pools of them live in
 /// `.bss`).
@@ -75,7 +78,8 @@ pub(crate) struct SiteState {
     pub(super) next: AtomicRef<SiteState>,
     pub(super) site: AtomicRef<Site>,
     pub(super) loc: AtomicRef<Location<'static>>,
-    pub(super) kind_hint: AtomicU32,
+    /// The kind hint (`HINT_*`) and `APPEARED_PENDING`.
+    pub(super) marks: AtomicU32,
     pub(crate) created: AtomicU32,
     pub(crate) propagated: AtomicU32,
     pub(crate) logged: AtomicU32,
@@ -99,7 +103,7 @@ impl SiteState {
                 next: AtomicRef::none(),
                 site: AtomicRef::none(),
                 loc: AtomicRef::none(),
-                kind_hint: AtomicU32::new(0),
+                marks: AtomicU32::new(0),
                 created: AtomicU32::new(0),
                 propagated: AtomicU32::new(0),
                 logged: AtomicU32::new(0),
@@ -208,6 +212,18 @@ impl SiteState {
             crate::counters::Count::Propagated => &self.propagated,
         };
         own.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Marks the site as waiting for the appeared hook (see `list::appeared`).
+    #[inline]
+    pub(super) fn mark_appeared(&self) {
+        self.marks.fetch_or(APPEARED_PENDING, Ordering::SeqCst);
+    }
+
+    /// Clears the appeared mark: whether it was set (the caller runs the hook then).
+    #[inline]
+    pub(super) fn take_appeared(&self) -> bool {
+        self.marks.fetch_and(!APPEARED_PENDING, Ordering::SeqCst) & APPEARED_PENDING != 0
     }
 
     /// The raw id word: the id, or a value whose low 16 bits are 0 and which is above every
