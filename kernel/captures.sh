@@ -239,6 +239,27 @@ LOG=$BASE_LOG
 KEEP=$ERRTRACE_KEEP
 SCENARIOS_FILE=kernel/scenarios.sh
 
+# The driver kit's template, as test.sh built and booted it in the same run (Linux 7.3).
+KIT_LOG=$(dirname "$LOG")/kit-boot.log
+if [[ -f $KIT_LOG && -f $(dirname "$LOG")/kit-sizes.txt ]]; then
+    {
+        echo "# The driver kit's template (kernel/kit/template), set up in a clean folder by"
+        echo "# kernel/kit/setup.sh, built against Linux $VERSION and booted by kernel/kit/boot.sh"
+        echo "# with template/try.sh: each mode's probe, bound to a platform device without a"
+        echo "# driver. kernel/test.sh holds the log to template/try.expect."
+        echo "#"
+        awk '/^TRY: mode=0$/ { on = 1 } on && (/^(TRY|RUN|RC|binding|BOOT-SH)/ || /errtrace_template/)' "$KIT_LOG"
+    } >"$OUT/kit.txt"
+    {
+        echo "# The template's sizes (size(1), bytes) on Linux $VERSION, with the kit's capacities"
+        echo "# for a driver (errtrace.mk); errtrace's storage is .bss."
+        echo "#"
+        cat "$(dirname "$LOG")/kit-sizes.txt"
+    } >"$OUT/kit-sizes.txt"
+    echo "$OUT/kit.txt"
+    echo "$OUT/kit-sizes.txt"
+fi
+
 # The module's footprint on both kernels, as test.sh measured it in the same run.
 if [[ -f $(dirname "$LOG")/footprint.txt && -f $(dirname "$LOG_612")/footprint.txt ]]; then
     {

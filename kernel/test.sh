@@ -60,13 +60,14 @@ CORE_SRC=${ERRTRACE_CORE_SRC:-$REPO/crates/errtrace/src}
 # kernel build has no `std` and no `registry` (linkme); `macros` re-exports
 # #[errtrace::trace] from the proc-macro crate given with --extern; `tracepoints`
 # lets the glue forward errors and hops to the module's tracepoints; `dyndbg`
-# makes every static site a dynamic_debug descriptor. DRIVER_RUSTFLAGS is how a
+# makes every static site a dynamic_debug descriptor. DRIVER_FEATURES is how a
 # driver ships errtrace (the peer module and the built-in copy): per-site flags
 # from dynamic_debug, fail points through the kernel's fault_attr
-# (module/fault_attr.c). CORE_RUSTFLAGS (the demo and its KUnit suite) adds
-# `control`, errtrace's own control language (debugfs `control`, `ctl=`).
-DRIVER_RUSTFLAGS=${ERRTRACE_DRIVER_RUSTFLAGS-"--cfg 'feature=\"macros\"' --cfg 'feature=\"tracepoints\"' --cfg 'feature=\"dyndbg\"'"}
-CORE_RUSTFLAGS=${ERRTRACE_CORE_RUSTFLAGS-"$DRIVER_RUSTFLAGS --cfg 'feature=\"control\"'"}
+# (module/fault_attr.c). CORE_FEATURES (the demo and its KUnit suite) adds
+# `control`, errtrace's own control language (debugfs `control`, `ctl=`). Both are
+# passed to the driver kit's errtrace.mk as ERRTRACE_FEATURES.
+DRIVER_FEATURES=${ERRTRACE_DRIVER_FEATURES-"macros tracepoints dyndbg"}
+CORE_FEATURES=${ERRTRACE_CORE_FEATURES-"$DRIVER_FEATURES control"}
 # Cargo package dir of the proc-macro crate (standalone or workspace member).
 MACROS_DIR=${ERRTRACE_MACROS_DIR:-$REPO/crates/errtrace-macros}
 MACROS_PKG=${ERRTRACE_MACROS_PKG:-errtrace-macros}
@@ -680,25 +681,23 @@ repo_rel() {
     esac
 }
 
-# stage_module DIR: a fresh DIR with MODULE_SRC's files and the library crate
-# as errtrace-src/: a symlink farm of CORE_SRC whose root lib.rs is named
-# errtrace.rs, so Kbuild compiles it as crate `errtrace` and `mod x;` finds
-# the sibling x.rs / x/mod.rs / x/ directories.
+# stage_module DIR: a fresh DIR with MODULE_SRC's files and errtrace through the
+# driver kit (kernel/kit/setup.sh: errtrace/ with the core's source, linked, and
+# the Linux glue), as a driver of its own would have them.
 stage_module() {
     local mdir=$1
     rm -rf "$mdir"
     mkdir -p "$mdir"
     cp -r "$MODULE_SRC/." "$mdir/"
-    cp -rs "$(cd "$CORE_SRC" && pwd)/." "$mdir/errtrace-src/"
-    mv "$mdir/errtrace-src/lib.rs" "$mdir/errtrace-src/errtrace.rs"
+    bash "$HERE/kit/setup.sh" --link --core "$CORE_SRC" "$mdir" >/dev/null
 }
 
-# The variables kernel/module/Kbuild reads, one NAME=VALUE a line: the module
+# The variables the kit's errtrace.mk reads, one NAME=VALUE a line: the module
 # build passes them on make's command line, the built-in copy writes them into
 # its Kbuild file.
 kbuild_vars() {
     printf '%s\n' "ERRTRACE_MACROS_SO=$MACROS_SO" "ERRTRACE_MACROS_LIB=$MACROS_LIB" \
-        "ERRTRACE_CORE_RUSTFLAGS=$CORE_RUSTFLAGS" \
+        "ERRTRACE_FEATURES=$CORE_FEATURES" \
         "ERRTRACE_CORE_REL=$(repo_rel "$CORE_SRC")" \
         "ERRTRACE_MODULE_REL=$(repo_rel "$MODULE_SRC")"
 }
@@ -736,11 +735,11 @@ do_builtin() {
     {
         echo "# Written by kernel/test.sh: errtrace built into the kernel (see kernel/module/Kbuild)."
         echo "ERRTRACE_BUILTIN := 1"
-        CORE_RUSTFLAGS=$DRIVER_RUSTFLAGS kbuild_vars | sed 's/=/ := /'
+        CORE_FEATURES=$DRIVER_FEATURES kbuild_vars | sed 's/=/ := /'
         cat "$MODULE_SRC/Kbuild"
     } >"$stage/Kbuild"
     # Replaced (and so rebuilt) only when the sources differ from the last copy's
-    # (the checksum reads through errtrace-src's links).
+    # (the checksum reads through errtrace/core's links).
     local sum
     sum=$(cd "$stage" && find -L . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
     if [[ ! -f $dir/.sources.sum || $(cat "$dir/.sources.sum") != "$sum" ]]; then
@@ -758,12 +757,69 @@ do_builtin() {
     grep -q ' __errtrace_builtin_init$' <<<"$syms" || die "errtrace_builtin is not in vmlinux"
 }
 
+# tree_state: every file of the kernel tree with its size, mode and modification time.
+tree_state() {
+    find "$KDIR" -printf '%P %s %m %T@\n' | LC_ALL=C sort
+}
+
+# check_expect FILE LOG: FILE's patterns (kernel/kit/template/try.expect's form: one extended
+# regular expression a line, matched in order; `!PATTERN` must match no line) against LOG.
+check_expect() {
+    local pat at=0 n bad=0
+    while IFS= read -r pat; do
+        [[ -z $pat || $pat == '#'* ]] && continue
+        if [[ $pat == '!'* ]]; then
+            if grep -Eq -- "${pat#!}" "$2"; then
+                echo "    unexpected: /${pat#!}/: $(grep -E -m1 -- "${pat#!}" "$2")"; bad=1
+            fi
+            continue
+        fi
+        n=$(tail -n +$((at + 1)) "$2" | grep -En -m1 -- "$pat" | cut -d: -f1) || true
+        if [[ -z $n ]]; then
+            echo "    missing (after line $at): /$pat/"; bad=1
+        else
+            at=$((at + n))
+        fi
+    done <"$1"
+    return "$bad"
+}
+
+# The driver kit as a driver's author uses it (kernel/kit): the template set up in a clean folder
+# with setup.sh, built against this tree twice (the second after a change to its source: an
+# incremental build), the tree's files unchanged by both (path, size, mode, modification time);
+# then booted with kit/boot.sh and its try.sh, and the serial log held to try.expect.
+do_kit() {
+    local dir=$RUN/kit-template log=$RUN/kit.log before o
+    rm -rf "$dir"
+    bash "$HERE/kit/setup.sh" --template --kdir "$KDIR" "$dir" >"$log"
+    before=$(tree_state)
+    logged "$log" "${KMAKE[@]}" -j"$JOBS" M="$dir" modules
+    touch "$dir/template.rs"
+    logged "$RUN/kit-rebuild.log" "${KMAKE[@]}" -j"$JOBS" M="$dir" modules
+    grep -q 'RUSTC \[M\] template.o' "$RUN/kit-rebuild.log" || die "the second build did not rebuild template.o"
+    if [[ $(tree_state) != "$before" ]]; then
+        diff <(echo "$before") <(tree_state) | head -n 20 >&2
+        die "building the template changed the kernel tree $KDIR (above)"
+    fi
+    echo "    $dir: built twice, the kernel tree unchanged"
+    echo "    the template's sizes (size, bytes):"
+    for o in errtrace/core/errtrace.o errtrace/linux/errtrace_linux.o errtrace_template.ko; do
+        size "$dir/$o" | awk -v o="$o" 'NR == 2 { printf "      %-32s text %6d  data %5d  bss %6d\n", o, $1, $2, $3 }'
+    done | tee "$RUN/kit-sizes.txt"
+    logged "$RUN/kit-boot.log" bash "$HERE/kit/boot.sh" --kdir "$KDIR" \
+        --script "$HERE/kit/template/try.sh" "$dir/errtrace_template.ko"
+    STEP_LOG=
+    check_expect "$HERE/kit/template/try.expect" "$RUN/kit-boot.log" ||
+        die "the template's boot log (kit/template/try.expect; log: $RUN/kit-boot.log)"
+    echo "    booted: the failing probes' reports as kit/template/try.expect says"
+}
+
 do_module() {
     [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
     build_module "$RUN/module" "$RUN/module.log"
     # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace,
     # built as a driver ships it (no control language).
-    CORE_RUSTFLAGS=$DRIVER_RUSTFLAGS build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
+    CORE_FEATURES=$DRIVER_FEATURES build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
     local ko expected=2
     # The KUnit suite errtrace_recorder (errtrace_kunit.ko; #[kunit_tests] needs Linux 6.13+).
     rm -rf "$RUN/kunit"
@@ -828,7 +884,7 @@ footprint() {
     # Also kept in $RUN/footprint.txt, which kernel/captures.sh copies for the guide.
     exec 3>"$RUN/footprint.txt"
     echo "    errtrace footprint (size, bytes):" | tee -a /dev/fd/3
-    for obj in "$mdir/errtrace-src/errtrace.o" "$mdir/errtrace_demo.ko" "$pdir/errtrace-src/errtrace.o"; do
+    for obj in "$mdir/errtrace/core/errtrace.o" "$mdir/errtrace_demo.ko" "$pdir/errtrace/core/errtrace.o"; do
         read -r t d b < <(size "$obj" | awk 'NR == 2 { print $1, $2, $3 }')
         name=$(basename "$obj")
         case $obj in
@@ -1112,6 +1168,7 @@ run_flavour() {
         # The proc-macro crate (the errtrace module's flavours only; cached after the first).
         step "$FLAVOUR:macros" do_macros
         [[ $FLAVOUR == base ]] && step "$FLAVOUR:builtin" do_builtin
+        [[ $FLAVOUR == base ]] && step "$FLAVOUR:kit" do_kit
         step "$FLAVOUR:module" do_module
     fi
     step "$FLAVOUR:initramfs" do_initramfs

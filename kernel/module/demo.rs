@@ -23,21 +23,16 @@ use kernel::ffi::{c_char, c_int, c_long};
 use kernel::prelude::*;
 
 mod bus;
-mod devctx;
 mod device;
-mod glue;
-// errtrace's shard hooks: a task's CPU shard with preemption off (shard.c).
 mod platform;
 mod regs;
-mod shard;
 mod stress;
-mod tracepoints;
 mod trigger;
 
 use bus::BUS;
 use device::Device;
 use errtrace::ResultExt;
-use glue::{KernelResultExt, SliceWriter};
+use errtrace_linux::{KernelResultExt, SliceWriter};
 
 #[cfg(linux_6_13)]
 module! {
@@ -110,11 +105,12 @@ fn apply_ctl(quiet: bool) -> Result {
 
 struct ErrtraceDemo {
     _dev: Device,
+    /// errtrace's hooks (none in today's picture, `plain=1`).
+    errtrace: Option<errtrace_linux::Installed>,
 }
 
 impl kernel::Module for ErrtraceDemo {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        glue::check_dyndbg_layout()?;
         // SAFETY: plain getters in demo_ctl.c.
         let (plain, chip_id) = unsafe {
             (
@@ -123,9 +119,11 @@ impl kernel::Module for ErrtraceDemo {
             )
         };
         // Today's picture (`plain=1`) has no errtrace sink: nothing of errtrace prints.
-        if !plain {
-            glue::install();
-        }
+        let errtrace = if plain {
+            None
+        } else {
+            Some(errtrace_linux::install()?)
+        };
         apply_ctl(plain)?;
         let Ok(chip_id) = u8::try_from(chip_id) else {
             pr_err!("chip_id={} is not a byte\n", chip_id);
@@ -136,12 +134,15 @@ impl kernel::Module for ErrtraceDemo {
         let dev = if plain {
             // Today's picture: the probe's error goes back as a bare errno, and the kernel
             // prints nothing about it.
-            probe().map_err(|e| glue::to_kernel(e.into_code()))?
+            probe().map_err(|e| errtrace_linux::to_kernel(e.into_code()))?
         } else {
-            errtrace::boundary("errtrace_demo init", probe()).map_err(glue::to_kernel)?
+            errtrace::boundary("errtrace_demo init", probe()).map_err(errtrace_linux::to_kernel)?
         };
         pr_info!("loaded: chip {:#04x} ready\n", regs::EXPECTED_CHIP_ID);
-        Ok(ErrtraceDemo { _dev: dev })
+        Ok(ErrtraceDemo {
+            _dev: dev,
+            errtrace,
+        })
     }
 }
 
@@ -151,8 +152,8 @@ impl Drop for ErrtraceDemo {
         unsafe { errtrace_demo_c_exit() };
         // After the debugfs files are gone, so no trigger adds a device meanwhile.
         platform::unregister();
-        errtrace::policy::flush_suppressed();
-        glue::uninstall();
+        // The rate limits' pending summaries, and no deferred work left: before the last line.
+        drop(self.errtrace.take());
         pr_info!(
             "unloaded ({} sites, {} errors dropped unhandled)\n",
             errtrace::control::site_count(),
@@ -234,7 +235,7 @@ pub unsafe extern "C" fn errtrace_demo_recorder_read(buf: *mut c_char, len: usiz
     // First pass: how many events and bytes there are (no per-event array on the stack).
     let (mut n, mut total) = (0usize, 0usize);
     errtrace::recorder::for_each(|ev| {
-        let mut c = glue::Counter::default();
+        let mut c = errtrace_linux::Counter::default();
         let _ = errtrace::recorder::write_event(&mut c, ev);
         n += 1;
         total = total.saturating_add(c.0);
@@ -244,7 +245,7 @@ pub unsafe extern "C" fn errtrace_demo_recorder_read(buf: *mut c_char, len: usiz
     let (mut skipped, mut skipped_bytes) = (0usize, 0usize);
     errtrace::recorder::for_each(|ev| {
         if total.saturating_sub(skipped_bytes) > room {
-            let mut c = glue::Counter::default();
+            let mut c = errtrace_linux::Counter::default();
             let _ = errtrace::recorder::write_event(&mut c, ev);
             skipped_bytes = skipped_bytes.saturating_add(c.0);
             skipped += 1;

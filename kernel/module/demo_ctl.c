@@ -5,12 +5,10 @@
  *    (the simulated chip's id) and `plain` (no errtrace boundary at init);
  *  - debugfs files errtrace_demo/{control,recorder,trigger}, whose contents
  *    and commands are handled by the Rust half (demo.rs);
- *  - small helpers: the CPU id, a KERN_DEBUG print.
  * Every call into Rust from a file operation happens with `lock` held.
  */
 #include <linux/build_bug.h>
 #include <linux/debugfs.h>
-#include <linux/dynamic_debug.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -18,8 +16,6 @@
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 static char ctl[512];
@@ -49,9 +45,6 @@ int errtrace_demo_param_plain(void);
 int errtrace_demo_param_chip_id(void);
 int errtrace_demo_c_init(void);
 void errtrace_demo_c_exit(void);
-u32 errtrace_demo_cpu_id(void);
-u64 errtrace_demo_clock_ns(void);
-void errtrace_demo_printk_debug(const char *text, size_t len);
 
 const char *errtrace_demo_param_ctl(void)
 {
@@ -66,45 +59,6 @@ int errtrace_demo_param_plain(void)
 int errtrace_demo_param_chip_id(void)
 {
 	return chip_id;
-}
-
-/*
- * errtrace's dynamic_debug descriptors (errtrace::__private::DynDebug, in
- * Rust) are laid out as this kernel's struct _ddebug: four string pointers,
- * one word of bit-fields and, with CONFIG_JUMP_LABEL, the static key. Rust
- * checks the size and offsets at compile time against the kernel's bindgen
- * struct _ddebug; the bit-field order inside the word is the C compiler's,
- * returned here for the glue to compare at load.
- */
-u32 errtrace_demo_ddebug_word(u32 line, u32 flags);
-u32 errtrace_demo_ddebug_word(u32 line, u32 flags)
-{
-	struct _ddebug d = {
-		.lineno = line,
-		.class_id = _DPRINTK_CLASS_DFLT,
-		.flags = flags,
-	};
-	u32 word;
-
-	memcpy(&word, (const char *)&d + offsetof(struct _ddebug, format) +
-	       sizeof(d.format), sizeof(word));
-	return word;
-}
-
-u32 errtrace_demo_cpu_id(void)
-{
-	return raw_smp_processor_id();
-}
-
-/* errtrace's rate-limit clock: NMI-safe, unlike ktime_get(). */
-u64 errtrace_demo_clock_ns(void)
-{
-	return ktime_get_mono_fast_ns();
-}
-
-void errtrace_demo_printk_debug(const char *text, size_t len)
-{
-	printk(KERN_DEBUG KBUILD_MODNAME ": %.*s\n", (int)len, text);
 }
 
 static DEFINE_MUTEX(lock);

@@ -14,9 +14,6 @@
 //!   recorded in its CPU's own shard (`shard.c`), one made in an interrupt (the IPI of
 //!   `on_each_cpu()` on the other CPUs) in the shared shard 0.
 
-// errtrace's shard hooks (shard.c).
-mod shard;
-
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use kernel::prelude::*;
@@ -47,7 +44,7 @@ impl kernel::Module for ErrtraceKunit {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // Errors go to their CPU's shard, as in a real module: a task's own, with preemption
         // off while it makes one; interrupts share shard 0. (KUnit runs the suite after init.)
-        shard::install();
+        errtrace_linux::install_shards();
         let _ = errtrace::platform::set_cpu_id(cpu_id);
         Ok(ErrtraceKunit)
     }

@@ -13,12 +13,7 @@
 
 // The kernel's fault injection for errtrace's fail points.
 mod fault;
-// errtrace's shard hooks: a task's CPU shard with preemption off (shard.c).
-mod shard;
-// errtrace's events, under this copy's own tracefs system (errtrace_peer, errtrace_builtin).
-mod tracepoints;
 
-use errtrace::sink::{Record, Sink};
 use errtrace::{
     code::{ENODEV, ENOENT},
     err, ResultExt,
@@ -54,18 +49,10 @@ module! {
     license: "GPL",
 }
 
-struct ErrtracePeer;
-
-/// Every record as one warning (the peer's lines are few).
-struct Printk;
-
-impl Sink for Printk {
-    fn emit(&self, record: &Record<'_>) {
-        pr_warn!("{}\n", format_args!("{record}"));
-    }
+struct ErrtracePeer {
+    /// errtrace's hooks, dropped (waited for) before the last line.
+    errtrace: Option<errtrace_linux::Installed>,
 }
-
-static PRINTK: Printk = Printk;
 
 /// The boundary of `init`, by the name this copy is loaded as.
 const INIT: &str = if cfg!(MODULE) {
@@ -104,9 +91,9 @@ fn start() -> errtrace::Result {
 
 impl kernel::Module for ErrtracePeer {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        shard::install();
-        let _ = errtrace::sink::set_sink(&PRINTK);
-        tracepoints::install();
+        // errtrace's Linux glue (kernel/kit): its events under this copy's own tracefs system
+        // (errtrace_peer, errtrace_builtin), lines at their levels with the module's name.
+        let errtrace = errtrace_linux::install()?;
         fault::install()?;
         if let Err(code) = errtrace::boundary(INIT, start()) {
             fault::remove();
@@ -130,14 +117,16 @@ impl kernel::Module for ErrtracePeer {
             errtrace::control::site_count(),
             recorded
         );
-        Ok(ErrtracePeer)
+        Ok(ErrtracePeer {
+            errtrace: Some(errtrace),
+        })
     }
 }
 
 impl Drop for ErrtracePeer {
     fn drop(&mut self) {
         fault::remove();
-        errtrace::policy::flush_suppressed();
+        drop(self.errtrace.take());
         pr_info!("unloaded\n");
     }
 }

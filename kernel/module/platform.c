@@ -2,21 +2,17 @@
 /*
  * C half of the demo's platform driver "errtrace-demo" (platform.rs has the
  * probe): the driver, its devices errtrace-demo.0 ... errtrace-demo.7 (added
- * by the debugfs trigger `devices N`), and the helpers Rust calls for device
- * context: dev_printk, dev_err_probe, the current task.
+ * by the debugfs trigger `devices N`); device context (dev_printk, the
+ * deferral reason) is errtrace_linux's (kernel/kit).
  *
  * Devices are added synchronously: the probe runs in the writer's task unless
  * it is deferred, in which case the driver core retries it from its deferred
  * probe work once another device binds.
  */
 #include <linux/device.h>
-#include <linux/dev_printk.h>
 #include <linux/err.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
-#include <linux/preempt.h>
-#include <linux/sched.h>
-#include <linux/sched/task.h>
 
 #define DEMO_MAX_DEVICES 8
 
@@ -28,13 +24,6 @@ void errtrace_demo_pdev_remove(void *state);
 int errtrace_demo_pdrv_register(void);
 void errtrace_demo_pdrv_unregister(void);
 int errtrace_demo_pdev_add(u8 chip_id);
-void *errtrace_demo_task(void);
-void errtrace_demo_scope_hold(void *task, struct device *dev);
-void errtrace_demo_scope_release(void *task, struct device *dev);
-void errtrace_demo_dev_printk(struct device *dev, int level, const char *text,
-			      size_t len);
-int errtrace_demo_dev_err_probe(struct device *dev, int err, const char *text,
-				size_t len);
 void errtrace_demo_dev_set_state(struct device *dev, void *state);
 
 static struct platform_device *devices[DEMO_MAX_DEVICES];
@@ -109,63 +98,6 @@ int errtrace_demo_pdev_add(u8 chip_id)
 	ndevices++;
 	mutex_unlock(&devices_lock);
 	return id;
-}
-
-/* The task in task context; NULL in interrupt context (no device scope there). */
-void *errtrace_demo_task(void)
-{
-	return in_task() ? current : NULL;
-}
-
-/*
- * A device scope's references (devctx.rs): the device, so that a scope left
- * behind by a task that died inside it (an oops runs no Drop) never points at a
- * freed device, and the task (when the scope claims a slot for it), so that its
- * task_struct cannot be reused by a new task that would find the dead one's slot.
- * Either may be NULL.
- */
-void errtrace_demo_scope_hold(void *task, struct device *dev)
-{
-	if (task)
-		get_task_struct((struct task_struct *)task);
-	if (dev)
-		get_device(dev);
-}
-
-void errtrace_demo_scope_release(void *task, struct device *dev)
-{
-	if (dev)
-		put_device(dev);
-	if (task)
-		put_task_struct((struct task_struct *)task);
-}
-
-/* One line on the device, as dev_err()/dev_warn()/dev_info() print it. */
-void errtrace_demo_dev_printk(struct device *dev, int level, const char *text,
-			      size_t len)
-{
-	switch (level) {
-	case 3:
-		dev_err(dev, "%.*s\n", (int)len, text);
-		break;
-	case 4:
-		dev_warn(dev, "%.*s\n", (int)len, text);
-		break;
-	case 6:
-		dev_info(dev, "%.*s\n", (int)len, text);
-		break;
-	default:
-		/* errtrace decided to print this debug line: not dynamic_debug's dev_dbg. */
-		dev_printk(KERN_DEBUG, dev, "%.*s\n", (int)len, text);
-		break;
-	}
-}
-
-/* dev_err_probe() with a text: for -EPROBE_DEFER, the device's deferral reason. */
-int errtrace_demo_dev_err_probe(struct device *dev, int err, const char *text,
-				size_t len)
-{
-	return dev_err_probe(dev, err, "%.*s\n", (int)len, text);
 }
 
 void errtrace_demo_dev_set_state(struct device *dev, void *state)

@@ -1,24 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The platform driver `errtrace-demo`: up to eight more simulated chips, as platform devices
 //! `errtrace-demo.0` … `errtrace-demo.7` (added by the trigger `devices N`; `platform.c` has
-//! the C side), each probed in its device's context (`devctx`).
+//! the C side), each probed in its device's context (`errtrace_linux::with_device`).
 //!
 //! Each device's platform data is its chip's id (`devices N [CHIP_ID]`); its bus is its own.
 //! The probe, bottom up: the chip's supply (`supply off` in the trigger makes the probe defer
 //! with `EPROBE_DEFER` until a later device binds and the driver core retries), the chip setup
 //! of `device.rs` on the device's own bus (so the fault points `bus_read`/`bus_write` and the
 //! creators there apply), then the device's state (fault point `dev_alloc` fails it with
-//! `ENOMEM` before the real allocation). The end of the probe is `devctx::probe_result`.
+//! `ENOMEM` before the real allocation). The end of the probe is `errtrace_linux::probe_result`.
 
 use crate::bus::Bus;
-use crate::devctx;
 use crate::device::Device as Chip;
-use crate::glue::KernelResultExt;
 use core::sync::atomic::{AtomicBool, Ordering};
 use errtrace::{
     code::{ENODEV, ENOMEM, ENOSPC, EPROBE_DEFER},
     err, ResultExt,
 };
+use errtrace_linux::KernelResultExt;
 use kernel::bindings;
 use kernel::device::Device;
 use kernel::ffi::{c_int, c_void};
@@ -93,14 +92,14 @@ unsafe extern "C" fn errtrace_demo_pdev_probe(dev: *mut c_void, id: c_int, chip_
     // SAFETY: as above.
     #[cfg(not(linux_6_13))]
     let dev = unsafe { Device::as_ref(dev.cast::<bindings::device>()) };
-    devctx::with_device(dev, || match probe(id, chip_id) {
+    errtrace_linux::with_device(dev, || match probe(id, chip_id) {
         Ok(state) => {
             let state = KBox::into_raw(state);
             // SAFETY: `dev` is being probed; the state is freed by `remove`.
-            unsafe { errtrace_demo_dev_set_state(devctx::raw(dev), state.cast()) };
+            unsafe { errtrace_demo_dev_set_state(errtrace_linux::raw(dev), state.cast()) };
             0
         }
-        Err(e) => devctx::probe_result(dev, Err(e)),
+        Err(e) => errtrace_linux::probe_result(dev, Err(e)),
     })
 }
 

@@ -198,7 +198,7 @@ extern "C" fn errtrace_demo_stress_end() {
         not_recorded,
         unrecorded
     );
-    let (deferred, applied_later) = crate::glue::deferred_counts();
+    let (deferred, applied_later) = errtrace_linux::deferred_counts();
     pr_info!(
         "stress: standing queries left by NMIs for later {} times, applied by {} irq_work runs\n",
         deferred,

@@ -16,7 +16,6 @@
 //! printed there with its full report, and user space gets the errno.
 
 use crate::bus::BUS;
-use crate::devctx;
 use crate::device::Device;
 use crate::platform;
 use crate::regs::EXPECTED_CHIP_ID;
@@ -67,11 +66,11 @@ pub(crate) fn run(cmd: &str) -> errtrace::Result {
                     .ok_or_else(|| err!(EINVAL, "trigger: chip id {:?} is not a byte", text))?,
             };
             platform::add_devices(n, chip_id).during("adding devices")?;
-            // Every probe ran in a device scope (`devctx::with_device`); each ended with its
+            // Every probe ran in a device scope (`errtrace_linux::with_device`); each ended with its
             // closure, so no task is left holding a slot.
             pr_info!(
                 "trigger: devices added; device scopes open: {}\n",
-                devctx::claimed()
+                errtrace_linux::claimed()
             );
         }
         (Some("supply"), Some(state @ ("on" | "off")), None) => {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * errtrace's tracepoints (errtrace_trace.h) and the two functions the Rust
- * glue calls to fire them, rust_do_trace_errtrace_error()/_hop(). Rust
+ * kit's Rust crate calls to fire them, rust_do_trace_errtrace_error()/_hop(). Rust
  * decides whether to call at all (one load and a branch, switched by the
  * reg/unreg callbacks below), then, on 6.13+, checks the tracepoint's key
  * with a static branch; on 6.12 the trace_*() call checks it.
@@ -20,29 +20,29 @@
 #endif
 #include "errtrace_trace.h"
 
-/* Implemented in Rust (glue.rs): which = 0 for errors, 1 for hops. */
-void errtrace_glue_tp_enabled(u32 which, bool on);
+/* Implemented in Rust (errtrace_linux, tracepoints.rs): which = 0 for errors, 1 for hops. */
+void errtrace_linux_tp_enabled(u32 which, bool on);
 
 int errtrace_tp_error_reg(void)
 {
-	errtrace_glue_tp_enabled(0, true);
+	errtrace_linux_tp_enabled(0, true);
 	return 0;
 }
 
 void errtrace_tp_error_unreg(void)
 {
-	errtrace_glue_tp_enabled(0, false);
+	errtrace_linux_tp_enabled(0, false);
 }
 
 int errtrace_tp_hop_reg(void)
 {
-	errtrace_glue_tp_enabled(1, true);
+	errtrace_linux_tp_enabled(1, true);
 	return 0;
 }
 
 void errtrace_tp_hop_unreg(void)
 {
-	errtrace_glue_tp_enabled(1, false);
+	errtrace_linux_tp_enabled(1, false);
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)

@@ -12,7 +12,7 @@
 //!   `rust_do_trace_<event>()` functions, calling `trace_*()`, and Rust calls them.
 //!
 //! On both, errtrace calls [`error`]/[`hop`] only while the event is enabled: the tracepoints'
-//! `reg` and `unreg` callbacks switch errtrace's flag through [`errtrace_glue_tp_enabled`], so
+//! `reg` and `unreg` callbacks switch errtrace's flag through [`errtrace_linux_tp_enabled`], so
 //! while nobody traces, an error costs one load and a branch here.
 
 use errtrace::probe::{ErrorEvent, Event, HopEvent, Tracer};
@@ -119,7 +119,7 @@ fn hop(h: &HopEvent) {
 /// Called by the tracepoints' `reg` (first probe attached) and `unreg` (last probe gone)
 /// callbacks, in process context under the tracepoints mutex. `which`: 0 errors, 1 hops.
 #[no_mangle]
-pub(crate) extern "C" fn errtrace_glue_tp_enabled(which: u32, on: bool) {
+extern "C" fn errtrace_linux_tp_enabled(which: u32, on: bool) {
     let event = if which == 0 { Event::Error } else { Event::Hop };
     errtrace::probe::set_enabled(event, on);
 }

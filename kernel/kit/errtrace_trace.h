@@ -2,12 +2,12 @@
 /*
  * errtrace's tracepoints: errtrace:errtrace_error when an error is made,
  * errtrace:errtrace_hop when a hop is recorded. Defined in errtrace_tp.c,
- * fired from Rust (glue.rs) through errtrace_tp_error()/errtrace_tp_hop().
+ * fired from Rust (errtrace_linux, tracepoints.rs) through errtrace_tp_error()/errtrace_tp_hop().
  *
  * Rust strings are not NUL-terminated: every string comes as pointer and
  * length and is copied with __string_len().
  *
- * The events' reg/unreg callbacks tell errtrace (errtrace_glue_tp_enabled(),
+ * The events' reg/unreg callbacks tell errtrace (errtrace_linux_tp_enabled(),
  * in Rust) when the first probe attaches and the last one leaves, so that
  * with nobody tracing, making an error costs errtrace one load and a branch.
  */

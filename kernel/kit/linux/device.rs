@@ -2,6 +2,8 @@
 //! Device context: errtrace lines about a device print like `dev_err!`'s (driver and device
 //! name first), and a probe's error leaves with `dev_err_probe`'s rules.
 //!
+//! - [`probe`]`(dev, || body())`: a probe's body in a device scope, ended by
+//!   [`probe_result`]'s rules; what a Rust driver's `probe` returns.
 //! - [`with_device`]`(dev, || body())`: while `body` runs, every errtrace line this task
 //!   prints — a creator's line, a boundary's report, a rate limit's summary — goes through
 //!   `dev_printk` for the device: `errtrace-demo errtrace-demo.2: chip busy …`. Four identical
@@ -28,7 +30,7 @@
 //! inactive and lines print without the device (the module's `pr_*` prefix), which is the only
 //! loss.
 
-use crate::glue::SliceWriter;
+use crate::text::SliceWriter;
 use core::fmt::Write;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -37,11 +39,11 @@ use kernel::device::Device;
 use kernel::ffi::{c_int, c_void};
 
 extern "C" {
-    fn errtrace_demo_task() -> *mut c_void;
-    fn errtrace_demo_scope_hold(task: *mut c_void, dev: *mut c_void);
-    fn errtrace_demo_scope_release(task: *mut c_void, dev: *mut c_void);
-    fn errtrace_demo_dev_printk(dev: *mut c_void, level: c_int, text: *const u8, len: usize);
-    fn errtrace_demo_dev_err_probe(
+    fn errtrace_linux_task() -> *mut c_void;
+    fn errtrace_linux_scope_hold(task: *mut c_void, dev: *mut c_void);
+    fn errtrace_linux_scope_release(task: *mut c_void, dev: *mut c_void);
+    fn errtrace_linux_dev_printk(dev: *mut c_void, level: c_int, text: *const u8, len: usize);
+    fn errtrace_linux_dev_err_probe(
         dev: *mut c_void,
         err: c_int,
         text: *const u8,
@@ -75,11 +77,11 @@ static TABLE: [Slot; SLOTS] = [const {
 /// The current task in task context, null in interrupts.
 pub(crate) fn task() -> *mut c_void {
     // SAFETY: a plain C helper, callable from any context.
-    unsafe { errtrace_demo_task() }
+    unsafe { errtrace_linux_task() }
 }
 
 /// The `struct device *` of `dev`, as C sees it.
-pub(crate) fn raw(dev: &Device) -> *mut c_void {
+pub fn raw(dev: &Device) -> *mut c_void {
     // `Device` is `#[repr(transparent)]` over `Opaque<bindings::device>` (6.12's `as_raw` is
     // not public): the same address.
     (dev as *const Device).cast_mut().cast()
@@ -87,7 +89,7 @@ pub(crate) fn raw(dev: &Device) -> *mut c_void {
 
 /// Runs `body` in a device scope for `dev` in this task (see the module docs) and returns what
 /// it returns.
-pub(crate) fn with_device<R>(dev: &Device, body: impl FnOnce() -> R) -> R {
+pub fn with_device<R>(dev: &Device, body: impl FnOnce() -> R) -> R {
     let _scope = Scope::enter(raw(dev));
     body()
 }
@@ -123,7 +125,7 @@ impl Scope {
         if let Some(slot) = TABLE.iter().find(|s| s.task.load(Ordering::Relaxed) == me) {
             // SAFETY: `dev` is borrowed by the caller for the scope's closure; the reference
             // taken here is dropped by this scope's `Drop`.
-            unsafe { errtrace_demo_scope_hold(ptr::null_mut(), dev) };
+            unsafe { errtrace_linux_scope_hold(ptr::null_mut(), dev) };
             scope.previous = slot.dev.swap(dev, Ordering::Relaxed);
             scope.slot = Some(slot);
             return scope;
@@ -136,7 +138,7 @@ impl Scope {
             {
                 // SAFETY: `me` is the current task and `dev` a device borrowed by the caller;
                 // both references are dropped by this scope's `Drop`.
-                unsafe { errtrace_demo_scope_hold(me, dev) };
+                unsafe { errtrace_linux_scope_hold(me, dev) };
                 slot.dev.store(dev, Ordering::Relaxed);
                 scope.slot = Some(slot);
                 scope.owner = true;
@@ -160,12 +162,12 @@ impl Drop for Scope {
         };
         // SAFETY: the references `enter` took: the device's, and the task's if this scope
         // claimed the slot.
-        unsafe { errtrace_demo_scope_release(task, self.dev) };
+        unsafe { errtrace_linux_scope_release(task, self.dev) };
     }
 }
 
 /// Slots claimed by some task (the scope self-check: none once every scope has ended).
-pub(crate) fn claimed() -> usize {
+pub fn claimed() -> usize {
     TABLE
         .iter()
         .filter(|s| !s.task.load(Ordering::Relaxed).is_null())
@@ -192,12 +194,24 @@ pub(crate) fn current() -> Option<*mut c_void> {
 /// `dev` is a device a scope of this task holds (so it is alive).
 pub(crate) unsafe fn dev_printk(dev: *mut c_void, level: c_int, line: &str) {
     // SAFETY: `dev` is alive by the caller's contract; `line` is valid for its length.
-    unsafe { errtrace_demo_dev_printk(dev, level, line.as_ptr(), line.len()) };
+    unsafe { errtrace_linux_dev_printk(dev, level, line.as_ptr(), line.len()) };
+}
+
+/// A probe of `dev`: `body` runs in a device scope, and its error leaves with
+/// [`probe_result`]'s rules, as the kernel error the driver core expects.
+pub fn probe<T>(
+    dev: &Device,
+    body: impl FnOnce() -> errtrace::Result<T>,
+) -> Result<T, kernel::error::Error> {
+    with_device(dev, || match body() {
+        Ok(v) => Ok(v),
+        Err(e) => Err(kernel::error::Error::from_errno(probe_failed(dev, e))),
+    })
 }
 
 /// The end of a probe of `dev`, with `dev_err_probe`'s rules (see the module docs): `0` on
-/// success, the negative errno on failure.
-pub(crate) fn probe_result(dev: &Device, result: errtrace::Result) -> c_int {
+/// success, the negative errno on failure (for a probe called from C).
+pub fn probe_result(dev: &Device, result: errtrace::Result) -> c_int {
     let Err(e) = result else { return 0 };
     with_device(dev, || probe_failed(dev, e))
 }
@@ -210,7 +224,7 @@ fn probe_failed(dev: &Device, e: errtrace::Error) -> c_int {
         let _ = write!(out, "{}", e);
         let len = out.finish();
         // SAFETY: `dev` is borrowed for this call; `buf` holds `len` initialised bytes.
-        unsafe { errtrace_demo_dev_err_probe(raw(dev), e.to_errno(), buf.as_ptr(), len) };
+        unsafe { errtrace_linux_dev_err_probe(raw(dev), e.to_errno(), buf.as_ptr(), len) };
     }
     errtrace::boundary_errno("probe", Err(e))
 }

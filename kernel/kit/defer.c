@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * errtrace's deferred work (glue.rs installs it as errtrace's defer hook).
+ * errtrace's deferred work (errtrace_linux installs it as errtrace's defer hook).
  * A site's first error applies the standing control queries to it: a parse
  * of up to a few KiB, too much for an NMI. In NMI, errtrace marks the site
  * and this irq_work applies them once the NMI is over: in hard IRQ on the
@@ -11,20 +11,20 @@
 #include <linux/irq_work.h>
 #include <linux/types.h>
 
-bool errtrace_demo_defer(void);
-void errtrace_demo_defer_sync(void);
-/* glue.rs */
-void errtrace_demo_apply_deferred(void);
+bool errtrace_linux_defer(void);
+void errtrace_linux_defer_sync(void);
+/* errtrace_linux (hooks.rs) */
+void errtrace_linux_apply_deferred(void);
 
 static void apply_deferred(struct irq_work *work)
 {
-	errtrace_demo_apply_deferred();
+	errtrace_linux_apply_deferred();
 }
 
 static DEFINE_IRQ_WORK(apply_work, apply_deferred);
 
 /* Whether errtrace must leave its standing queries for later (queued then). */
-bool errtrace_demo_defer(void)
+bool errtrace_linux_defer(void)
 {
 	if (!in_nmi())
 		return false;
@@ -33,7 +33,7 @@ bool errtrace_demo_defer(void)
 }
 
 /* Waits for a queued run to finish (before the module goes away). */
-void errtrace_demo_defer_sync(void)
+void errtrace_linux_defer_sync(void)
 {
 	irq_work_sync(&apply_work);
 }

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+//! errtrace's Linux glue, as one crate a driver links beside `errtrace` (the driver kit's
+//! `errtrace.mk` builds both): what the core, which knows nothing of the kernel, needs from it,
+//! and what a driver needs to use errtrace.
+//!
+//! - [`install`] first in the module's `init` (sink, clock, CPU id, shards, task context,
+//!   deferral out of NMI, tracepoints), its [`Installed`] kept in the module's state;
+//! - [`probe`]: a platform (or any bus's) probe in a device scope: errtrace's lines print on
+//!   the device (`sensor pcspkr: …`, as `dev_err!`), and the error leaves with
+//!   `dev_err_probe()`'s rules;
+//! - [`KernelResultExt::errtrace`] / [`from_kernel`]: a `kernel::error::Error` into an
+//!   `errtrace::Error` whose origin is the call; [`to_kernel`] back, after a boundary;
+//! - [`SliceWriter`] / [`Counter`]: text without allocation.
+//!
+//! # Examples
+//!
+//! ```ignore
+//! fn probe(pdev: &platform::Device<Core<'_>>, _: Option<&()>) -> Result<Pin<KBox<Self>>> {
+//!     errtrace_linux::probe(pdev.as_ref(), || {
+//!         let res = pdev.resource_by_index(0).ok_or(errtrace::err!(ENODEV, "no MEM resource"))?;
+//!         chip_init().errtrace()?;
+//!         Ok(KBox::pin(Self, GFP_KERNEL).errtrace()?)
+//!     })
+//! }
+//! ```
+//! (In-kernel doctests need the kernel's test harness: the driver kit's template,
+//! `kernel/kit/template/`, is the running example, built and booted by `kernel/test.sh`.)
+
+mod convert;
+mod device;
+#[cfg(feature = "dyndbg")]
+mod dyndbg;
+mod hooks;
+mod shard;
+mod sink;
+mod text;
+#[cfg(feature = "tracepoints")]
+mod tracepoints;
+
+pub use convert::{from_kernel, to_kernel, KernelResultExt};
+pub use device::{claimed, probe, probe_result, raw, with_device};
+pub use hooks::deferred_counts;
+pub use text::{Counter, SliceWriter};
+
+/// Installs errtrace's hooks: the shard hooks, the sink, the clock, the CPU id, the context of
+/// `errtrace::expecting` scopes, the defer hook and the tracepoints; checks errtrace's
+/// dynamic_debug descriptors against the C compiler's `struct _ddebug`. Call first in `init`,
+/// before the module makes any error, and keep the returned [`Installed`] in the module's
+/// state until its end: its `Drop` waits for the work the hooks queued.
+///
+/// # Errors
+///
+/// `EINVAL` when the descriptor word's bit order differs from the C compiler's (the module
+/// must not load: the kernel would write its flags into the wrong bits).
+pub fn install() -> Result<Installed, kernel::error::Error> {
+    #[cfg(feature = "dyndbg")]
+    dyndbg::check_layout()?;
+    shard::install();
+    let _ = errtrace::sink::set_sink(&sink::PRINTK);
+    hooks::install();
+    #[cfg(feature = "tracepoints")]
+    tracepoints::install();
+    Ok(Installed(()))
+}
+
+/// Installs only the shard hooks (a task's CPU shard of the recorder and counters, with
+/// preemption off): for a test suite that checks the recorder and prints nothing of its own.
+pub fn install_shards() {
+    shard::install();
+}
+
+/// errtrace's hooks, installed by [`install`]: keep it in the module's state (declared after
+/// the driver's registration, so that it is dropped after it).
+///
+/// Dropping it prints the rate limits' pending summaries and waits for the `irq_work` that
+/// applies standing control queries to sites first seen in NMI: after the module's code is
+/// gone, no such work may run. (A module that forgets it and makes errors in NMI leaves that
+/// wait out; errtrace cannot make it for it.)
+pub struct Installed(());
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        errtrace::policy::flush_suppressed();
+        hooks::uninstall();
+    }
+}
