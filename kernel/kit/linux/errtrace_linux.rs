@@ -8,7 +8,7 @@
 //! - [`probe`]: a platform (or any bus's) probe in a device scope: errtrace's lines print on
 //!   the device (`sensor pcspkr: …`, as `dev_err!`), and the error leaves with
 //!   `dev_err_probe()`'s rules;
-//! - [`KernelResultExt::errtrace`] / [`from_kernel`]: a `kernel::error::Error` into an
+//! - [`KernelResultExt::errtrace`] / [`from_kernel!`]: a `kernel::error::Error` into an
 //!   `errtrace::Error` whose origin is the call; [`to_kernel`] back, after a boundary;
 //! - [`SliceWriter`] / [`Counter`]: text without allocation.
 //!
@@ -37,7 +37,9 @@ mod text;
 #[cfg(feature = "tracepoints")]
 mod tracepoints;
 
-pub use convert::{from_kernel, to_kernel, KernelResultExt};
+#[doc(hidden)]
+pub use convert::__from_kernel;
+pub use convert::{to_kernel, KernelResultExt};
 pub use device::{claimed, probe, probe_result, raw, with_device};
 pub use hooks::deferred_counts;
 pub use text::{Counter, SliceWriter};
