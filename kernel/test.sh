@@ -953,34 +953,15 @@ do_initramfs() {
     fi
     # The debug kernel also runs the stress scenario, with every CPU.
     [[ $FLAVOUR == debug ]] && cp "$STRESS" "$root/stress.sh"
+    cp "$HERE/kit/guest.sh" "$root/guest.sh"
     cat >"$root/init" <<'EOF'
 #!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-cd /lib/modules
-# Every line of the guest goes into the kernel's log (/dev/kmsg), marked "@@ ",
-# so that the serial console has the kernel's lines and the guest's in one
-# order: a serial console that prints from its own kthread (7.3's 8250 is an
-# nbcon console) would otherwise print a command's kernel lines after the
-# guest's next lines. test.sh removes the timestamp and the mark again.
-# say TEXT: one line of the guest.
-say() { echo "@@ $*" > /dev/kmsg; }
+# The helpers (say, run, bind) and the mounts: kernel/kit/guest.sh.
+MARK=ERRTRACE-
+. /guest.sh
 say "ERRTRACE-GUEST: start"
 # scenario NAME: marks the start of a scenario in the serial log.
 scenario() { say "ERRTRACE-SCENARIO: $*"; }
-# run CMD...: say the command, run it, say its output and its exit code (and the
-# command's basename).
-run() {
-    say "ERRTRACE-RUN: $*"
-    "$@" > /tmp/run.out 2>&1
-    set -- $? "${1##*/}"
-    while IFS= read -r line || [ -n "$line" ]; do say "$line"; done < /tmp/run.out
-    say "ERRTRACE-RC: $1 ($2)"
-}
 # With the stress scenario (the debug kernel, 4 CPUs), the other scenarios run
 # pinned to CPU 0, so that their CPU ids and orders are those of the base kernel.
 if [ -f /stress.sh ]; then taskset -p 1 $$ >/dev/null; fi

@@ -5,12 +5,12 @@
 # Usage: kernel/kit/boot.sh --kdir KDIR [--script FILE] [--smp N] [--timeout S] MODULE.ko...
 #   --kdir KDIR   the kernel build tree (its arch/x86/boot/bzImage and .config)
 #   --script FILE run by the guest's /init from /lib/modules, with busybox's
-#                 commands and these helpers (default: insmod each module):
+#                 commands and these helpers (kit/guest.sh; default script:
+#                 insmod each module):
 #                   say TEXT         a line in the log
 #                   run CMD...       CMD, its output and its exit code in the log
 #                   bind DRIVER      binds DRIVER to a platform device without a
 #                                    driver (driver_override): its probe runs
-#                                    (after a failed probe the override is cleared)
 #                 The modules are in /lib/modules; debugfs and tracefs are mounted.
 #   --smp N       CPUs (default 1); --timeout S: qemu's limit (default 300 s)
 # The guest's lines are in the kernel's log, in order with the kernel's own; the
@@ -53,39 +53,10 @@ if [[ -n $SCRIPT ]]; then
 else
     for m in "${MODULES[@]}"; do echo "run insmod $(basename "$m")"; done >"$root/script.sh"
 fi
+cp "$KIT/guest.sh" "$root/guest.sh"
 cat >"$root/init" <<'EOF'
 #!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-cd /lib/modules
-# Lines go through the kernel's log, so that they keep their order with its own.
-say() { echo "@@ $*" > /dev/kmsg; }
-run() {
-    say "RUN: $*"
-    "$@" > /tmp/run.out 2>&1
-    set -- $? "${1##*/}"
-    while IFS= read -r line || [ -n "$line" ]; do say "$line"; done < /tmp/run.out
-    say "RC: $1 ($2)"
-}
-P=/sys/bus/platform
-bind() {
-    for d in $P/devices/*; do
-        [ -e "$d/driver" ] && continue
-        say "binding $1 to ${d##*/}"
-        echo "$1" > "$d/driver_override"
-        echo "${d##*/}" > $P/drivers_probe
-        # A failed probe leaves the device to any driver again (the next load does not
-        # probe it by itself).
-        [ -e "$d/driver" ] || echo > "$d/driver_override"
-        return
-    done
-    say "no platform device without a driver"
-}
+. /guest.sh
 . /script.sh
 say "BOOT-SH: done"
 reboot -f

@@ -60,11 +60,33 @@ mv "$out/core/lib.rs" "$out/core/errtrace.rs"
 echo "setup.sh: errtrace in $out"
 
 if [[ -n $KDIR ]]; then
-    # Modules are built with the compiler the tree was built with (LLVM=1 or a suffix).
-    llvm=1
+    # Modules are built with the compilers the tree was built with: its clang (LLVM=1 when
+    # `clang` is that version, else its versioned name) and its rustc (RUSTC= when `rustc`
+    # is another version: the module's crates must match the kernel crate's metadata).
+    args=()
     ver=$(sed -n 's/^CONFIG_CLANG_VERSION=\([0-9]*\)[0-9]\{4\}$/\1/p' "$KDIR/.config")
-    if [[ -n $ver ]] && ! command -v clang >/dev/null && command -v "clang-$ver" >/dev/null; then
-        llvm=-$ver
+    if [[ -n $ver ]]; then
+        if [[ $(clang --version 2>/dev/null | head -n1) == *" version $ver."* ]]; then
+            args+=(LLVM=1)
+        elif command -v "clang-$ver" >/dev/null; then
+            args+=(LLVM=-$ver)
+        else
+            echo "setup.sh: warning: the tree was built with clang $ver, which is not installed" >&2
+            args+=(LLVM=-$ver)
+        fi
     fi
-    echo "setup.sh: build with: make -C $KDIR M=$(cd "$DIR" && pwd) LLVM=$llvm modules"
+    want=$(sed -n 's/^CONFIG_RUSTC_VERSION_TEXT="\(.*\)"$/\1/p' "$KDIR/.config")
+    if [[ $(rustc --version 2>/dev/null) != "$want" ]]; then
+        found=''
+        for r in /usr/bin/rustc /usr/lib/rust-*/bin/rustc "$HOME"/.rustup/toolchains/*/bin/rustc; do
+            [[ -x $r && $("$r" --version 2>/dev/null) == "$want" ]] && { found=$r; break; }
+        done
+        if [[ -n $found ]]; then
+            args+=(RUSTC="$found")
+        else
+            echo "setup.sh: warning: the tree was built with $want; no such rustc found (set RUSTC=)" >&2
+        fi
+    fi
+    echo "setup.sh: build with: make -C $KDIR M=$(cd "$DIR" && pwd) ${args[*]} modules"
+    [[ -f $DIR/Makefile ]] && echo "setup.sh: or, in $DIR: make KDIR=$KDIR ${args[*]}"
 fi
