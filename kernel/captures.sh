@@ -248,7 +248,7 @@ if [[ -f $KIT_LOG && -f $(dirname "$LOG")/kit-sizes.txt ]]; then
         echo "# with template/try.sh: each mode's probe, bound to a platform device without a"
         echo "# driver. kernel/test.sh holds the log to template/try.expect."
         echo "#"
-        awk '/^TRY: mode=0$/ { on = 1 } on && (/^(TRY|RUN|RC|binding|BOOT-SH)/ || /errtrace_template/)' "$KIT_LOG"
+        awk '/^TRY: mode=0$/ { on = 1 } on && (/^(TRY|RUN|RC|binding|BOOT-SH)/ || /errtrace_template/) && !/taints kernel|module verification/' "$KIT_LOG"
     } >"$OUT/kit.txt"
     {
         echo "# The template's sizes (size(1), bytes) on Linux $VERSION, with the kit's capacities"

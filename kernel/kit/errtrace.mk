@@ -14,8 +14,13 @@
 # glue's C (glue.c, shard.c, defer.c, and with the tracepoints errtrace_tp.c).
 # Optional, before the include:
 #   ERRTRACE_FEATURES     errtrace's features (default: tracepoints dyndbg; add
-#                         control for errtrace's own query language, macros
-#                         with ERRTRACE_MACROS_SO for #[errtrace::trace]);
+#                         control for errtrace's own query language, macros for
+#                         #[errtrace::trace], which also needs the two below);
+#   ERRTRACE_MACROS_SO, ERRTRACE_MACROS_LIB: the proc-macro crate errtrace-macros
+#                         built for the host with the kernel's rustc, and its crate
+#                         name (errtrace_macros): RUSTC=<the tree's rustc> cargo build
+#                         --release -p errtrace-macros gives target/release/
+#                         liberrtrace_macros.so;
 #   ERRTRACE_TRACE_SYSTEM the tracepoints' system (default: the module's name);
 #   ERRTRACE_LOCATION_SITES, _RECORDER_SLOTS, _COUNTED_SITES, _RECORDER_SHARDS,
 #   _EXPECT_CONTEXTS, _STANDING_BYTES, _FAIL_CONFIGS: capacities (defaults below,
@@ -26,9 +31,18 @@
 ifeq ($(ERRTRACE_MODULE),)
 $(error errtrace.mk: set ERRTRACE_MODULE (the module that links errtrace) before including it)
 endif
+ifeq ($(ERRTRACE_USERS),)
+$(error errtrace.mk: set ERRTRACE_USERS (the module's Rust objects that use errtrace) before including it)
+endif
+# errtrace's objects join the module's, so the module is made of several objects and
+# none of them may have the module's own name (Kbuild would then build only that one).
+ifneq ($(filter $(ERRTRACE_MODULE).o,$(ERRTRACE_USERS) $($(ERRTRACE_MODULE)-y)),)
+$(error errtrace.mk: $(ERRTRACE_MODULE).o is the module itself: rename the source (e.g. $(ERRTRACE_MODULE)_main.rs) and write $(ERRTRACE_MODULE)-y := $(ERRTRACE_MODULE)_main.o)
+endif
 et := errtrace
 ERRTRACE_FEATURES ?= tracepoints dyndbg
 ERRTRACE_TRACE_SYSTEM ?= $(ERRTRACE_MODULE)
+ERRTRACE_MACROS_LIB ?= errtrace_macros
 
 $(ERRTRACE_MODULE)-y += $(et)/core/errtrace.o $(et)/linux/errtrace_linux.o \
 	$(et)/glue.o $(et)/shard.o $(et)/defer.o \
@@ -57,8 +71,11 @@ errtrace_externs := --extern errtrace=$(errtrace_rmeta) --extern errtrace_linux=
 # (-Zcrate-attr=no_std), so the crate's own is an unused duplicate: allowed.
 RUSTFLAGS_$(et)/core/errtrace.o := --emit=metadata=$(errtrace_rmeta) $(errtrace_macros) \
 	-Aunused_attributes -Copt-level=s $(errtrace_cfgs)
+# A crate that uses errtrace finds the proc-macro crate errtrace re-exports through the search
+# path, not through --extern (with --extern alone: "can't find crate for `errtrace`").
 RUSTFLAGS_$(et)/linux/errtrace_linux.o := --emit=metadata=$(errtrace_linux_rmeta) \
-	--extern errtrace=$(errtrace_rmeta) $(errtrace_cfgs)
+	--extern errtrace=$(errtrace_rmeta) $(errtrace_cfgs) \
+	$(if $(ERRTRACE_MACROS_SO),-L dependency=$(dir $(ERRTRACE_MACROS_SO)))
 $(obj)/$(et)/linux/errtrace_linux.o: $(obj)/$(et)/core/errtrace.o
 $(foreach u,$(ERRTRACE_USERS),$(eval RUSTFLAGS_$(u) += $(errtrace_externs)))
 $(addprefix $(obj)/,$(ERRTRACE_USERS)): $(obj)/$(et)/linux/errtrace_linux.o

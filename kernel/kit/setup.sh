@@ -88,5 +88,7 @@ if [[ -n $KDIR ]]; then
         fi
     fi
     echo "setup.sh: build with: make -C $KDIR M=$(cd "$DIR" && pwd) ${args[*]} modules"
-    [[ -f $DIR/Makefile ]] && echo "setup.sh: or, in $DIR: make KDIR=$KDIR ${args[*]}"
+    if [[ -f $DIR/Makefile ]]; then
+        echo "setup.sh: or, in $DIR: make KDIR=$KDIR ${args[*]}"
+    fi
 fi

@@ -93,7 +93,10 @@ macro_rules! __err_impl {
 #[macro_export]
 macro_rules! __err_site {
     ([$($policy:tt)+] [$quiet:expr]; $code:expr) => {{
-        $crate::__site!(__ERRTRACE_SITE, Error, [$($policy)+] [$quiet], "");
+        // No message: dynamic_debug lists the code as the site's format (`format EIO`).
+        $crate::__site!(
+            __ERRTRACE_SITE, Error, [$($policy)+] [$quiet], "", ::core::stringify!($code)
+        );
         $crate::__private::made(
             $crate::Error::__at_site(&__ERRTRACE_SITE, $crate::__code!($code)),
             &__ERRTRACE_SITE,
@@ -116,8 +119,12 @@ macro_rules! __err_site {
 #[macro_export]
 macro_rules! __site {
     ($name:ident, $kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr) => {
+        $crate::__site!($name, $kind, [$($policy)+] [$quiet], $fmt, $fmt);
+    };
+    // `$dd_fmt`: the format the dynamic_debug descriptor shows (the message's, or the code's).
+    ($name:ident, $kind:ident, [$($policy:tt)+] [$quiet:expr], $fmt:expr, $dd_fmt:expr) => {
         fn __errtrace_here() {}
-        static $name: $crate::__private::Site = $crate::__dyndbg!($fmt,
+        static $name: $crate::__private::Site = $crate::__dyndbg!($dd_fmt,
             $crate::__private::Site::new(
                 ::core::file!(),
                 ::core::line!(),

@@ -90,6 +90,7 @@ pub fn raw(dev: &Device) -> *mut c_void {
 /// Runs `body` in a device scope for `dev` in this task (see the module docs) and returns what
 /// it returns.
 pub fn with_device<R>(dev: &Device, body: impl FnOnce() -> R) -> R {
+    crate::hooks::warn_if_not_installed();
     let _scope = Scope::enter(raw(dev));
     body()
 }

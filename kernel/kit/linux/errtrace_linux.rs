@@ -14,17 +14,23 @@
 //!
 //! # Examples
 //!
+//! A platform driver's probe (the kit's template, `kernel/kit/template/template.rs`, is the
+//! whole driver, built and booted by `kernel/test.sh`; in-kernel doctests need the kernel's
+//! own test harness):
+//!
 //! ```ignore
-//! fn probe(pdev: &platform::Device<Core<'_>>, _: Option<&()>) -> Result<Pin<KBox<Self>>> {
+//! fn probe<'bound>(
+//!     pdev: &'bound platform::Device<Core<'_>>,
+//!     _info: Option<&'bound Self::IdInfo>,
+//! ) -> impl PinInit<Self, Error> + 'bound {
 //!     errtrace_linux::probe(pdev.as_ref(), || {
-//!         let res = pdev.resource_by_index(0).ok_or(errtrace::err!(ENODEV, "no MEM resource"))?;
-//!         chip_init().errtrace()?;
-//!         Ok(KBox::pin(Self, GFP_KERNEL).errtrace()?)
+//!         pdev.resource_by_index(0)
+//!             .ok_or_else(|| err!(ENODEV, "no MEM resource"))?;
+//!         chip_init().trace()?;
+//!         Ok(Sensor {})
 //!     })
 //! }
 //! ```
-//! (In-kernel doctests need the kernel's test harness: the driver kit's template,
-//! `kernel/kit/template/`, is the running example, built and booted by `kernel/test.sh`.)
 
 mod convert;
 mod device;

@@ -4,16 +4,22 @@
 //! and the defer hook (`defer.c`: in NMI, a new site's standing control queries are left to an
 //! `irq_work`).
 
-use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 extern "C" {
     fn errtrace_linux_cpu_id() -> u32;
     fn errtrace_linux_clock_ns() -> u64;
     fn errtrace_linux_defer() -> bool;
     fn errtrace_linux_defer_sync();
+    fn errtrace_linux_printk(level: kernel::ffi::c_int, text: *const u8, len: usize);
 }
 
+/// Whether [`install`] ran (a probe without it warns once: nothing of errtrace would print).
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static WARNED: AtomicBool = AtomicBool::new(false);
+
 pub(crate) fn install() {
+    INSTALLED.store(true, Relaxed);
     // Each hook can be set once per load of the module; a second call keeps the first.
     let _ = errtrace::platform::set_clock(clock_ns);
     let _ = errtrace::platform::set_cpu_id(cpu_id);
@@ -68,4 +74,15 @@ extern "C" fn errtrace_linux_apply_deferred() {
 /// the irq_work applied them.
 pub fn deferred_counts() -> (u32, u32) {
     (DEFERRED.load(Relaxed), APPLIED_LATER.load(Relaxed))
+}
+
+/// Warns once when errtrace is used without [`crate::install`]: errtrace would print nothing
+/// (no sink), which a driver's author would take for a quiet driver.
+pub(crate) fn warn_if_not_installed() {
+    if INSTALLED.load(Relaxed) || WARNED.swap(true, Relaxed) {
+        return;
+    }
+    let text = "errtrace_linux::install() was not called in init: errtrace prints nothing";
+    // SAFETY: `text` is valid for its length.
+    unsafe { errtrace_linux_printk(4, text.as_ptr(), text.len()) };
 }

@@ -137,6 +137,13 @@ impl DynDebug {
 
     /// The kernel's flags on this descriptor (the word's top byte).
     #[inline]
+    /// The format dynamic_debug lists for this descriptor.
+    #[cfg(test)]
+    pub(crate) fn format(&self) -> &'static core::ffi::CStr {
+        // SAFETY: by the type's invariant, `format` points to a NUL-terminated `'static` string.
+        unsafe { core::ffi::CStr::from_ptr(self.format) }
+    }
+
     pub(crate) fn dd_flags(&self) -> u32 {
         self.word.load(Ordering::Relaxed) >> FLAGS_SHIFT
     }

@@ -131,10 +131,12 @@ mod tests {
         use flags::*;
         let relaxed = Ordering::Relaxed;
 
-        // A site without a message: quiet by default, p clear; +p makes it print.
+        // A site without a message: listed with its code as the format (so that `format EAGAIN`
+        // finds it); quiet by default, p clear; +p makes it print.
         let e = err!(EAGAIN);
         let (d, st) = descriptor(&e);
         e.handled();
+        assert_eq!(d.format(), c"EAGAIN");
         assert_eq!(d.dd_flags(), 0);
         assert_eq!(st.flags(relaxed), 0);
         d.set_dd_flags(dd::PRINT);
@@ -153,6 +155,7 @@ mod tests {
         let e = err!(EAGAIN, "busy");
         let (d, st) = descriptor(&e);
         e.handled();
+        assert_eq!(d.format(), c"busy");
         assert_eq!(d.dd_flags(), 0);
         d.set_dd_flags(dd::PRINT);
         assert_eq!(st.flags(relaxed), PRINT_ON);
