@@ -423,6 +423,7 @@ step "audit tool on errtrace's own core (no panic paths)" \
     cargo run -q -p cargo-errtrace -- audit crates/errtrace/src --deny panic
 step --needs "install: mdbook" "guide builds" mdbook build docs
 step "README commands" bash scripts/check-readme.sh
+step "the guide's output blocks carry their captures' timestamps" python3 scripts/refresh-outputs.py --check
 if [[ "${ERRTRACE_SKIP_KERNEL:-}" == 1 ]]; then
     echo
     echo "=== kernel steps and the audit's kernel corpora: not run (ERRTRACE_SKIP_KERNEL=1)"
