@@ -155,7 +155,7 @@ dropped unhandled), <6> KERN_INFO (the module's own messages), <7> KERN_DEBUG
 BASE_LOG=$LOG
 LOG=$DEBUG_LOG
 VERSION=$(grep -m1 -o 'Linux version [^ ]*' "$LOG" | cut -d' ' -f3)
-capture kunit.txt "Right after boot, the KUnit suite errtrace_recorder (kernel/module/kunit.rs,
+capture kunit.txt "Right after boot, the KUnit suite errtrace_recorder (kernel/kunit/kunit.rs,
 in errtrace_kunit.ko with its own copy of errtrace), which KUnit runs when the
 module loads, on the debug kernel's 4 CPUs: a shard wrapping over released
 events and around a live one; writers on every CPU at once (in on_each_cpu()'s

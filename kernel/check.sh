@@ -93,15 +93,17 @@ SRC=$HERE/module
 # at FILE TEXT [NEEDLE]: "kernel/module/FILE:LINE:COL" of the one line of FILE
 # containing TEXT; COL is where NEEDLE (default TEXT) starts on it, 1-based.
 at() {
-    local file=$1 text=$2 needle=${3:-$2} hits line col
-    hits=$(grep -nF -- "$text" "$SRC/$file" | cut -d: -f1)
+    local file=$1 text=$2 needle=${3:-$2} hits line col path shown
+    # FILE is in kernel/module/, or, with a slash, relative to kernel/ (peer/peer.rs).
+    if [[ $file == */* ]]; then path=$SRC/../$file shown=kernel/$file; else path=$SRC/$file shown=kernel/module/$file; fi
+    hits=$(grep -nF -- "$text" "$path" | cut -d: -f1)
     if [[ $(wc -w <<<"$hits") != 1 ]]; then
         echo "check.sh: '$text' is not on exactly one line of $file" >&2
-        echo "kernel/module/$file:?:?"; return
+        echo "$shown:?:?"; return
     fi
     line=$hits
-    col=$(sed -n "${line}p" "$SRC/$file" | awk -v n="$needle" '{ print index($0, n) }')
-    echo "kernel/module/$file:$line:$col"
+    col=$(sed -n "${line}p" "$path" | awk -v n="$needle" '{ print index($0, n) }')
+    echo "$shown:$line:$col"
 }
 # site FILE MESSAGE: "kernel/module/FILE:LINE:COL" of the `err!(` whose format
 # string contains MESSAGE (on its line or the nearest one above: rustfmt
@@ -165,7 +167,7 @@ HOP_CALIB=$(at device.rs 'let value = self.read_calibration()?;' '?')
 BOGUS=$(site trigger.rs '"trigger: unknown command')
 INSMOD_FAULT='ctl: "fail name=bus_read probability=100 times=1 code=EIO": 1 query, 0 sites matched, 1 fail point set'
 
-# ---- kunit: the KUnit suite errtrace_recorder (Linux 6.13+; kernel/module/kunit.rs)
+# ---- kunit: the KUnit suite errtrace_recorder (Linux 6.13+; kernel/kunit/kunit.rs)
 if [[ $FLAVOUR == base || $FLAVOUR == debug ]]; then
     expect_rc kunit 0 insmod
     for t in wrap_around writers_on_every_cpu readers_during_writes; do
@@ -195,8 +197,8 @@ if [[ $FLAVOUR == base ]]; then
 fi
 
 # ---- fault-attr: a driver's copy (no control language) armed by the kernel's fault_attr
-FP_PEER=$(at peer.rs 'fail_point!("peer_setup"' 'errtrace::fail_point!')
-HOP_PEER=$(at peer.rs 'set_up()?;' '?')
+FP_PEER=$(at peer/peer.rs 'fail_point!("peer_setup"' 'errtrace::fail_point!')
+HOP_PEER=$(at peer/peer.rs 'set_up()?;' '?')
 expect fault-attr "${K}FAULT_INJECTION: forcing a failure\.\$" "the kernel's fault injection decides (fail=1,100,0,1)"
 expect fault-attr "${K}name fail_errtrace_peer, interval 1, probability 100, space 0, times 1\$" \
     "the module's fault_attr, as fail= set it"

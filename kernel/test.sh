@@ -681,31 +681,36 @@ repo_rel() {
     esac
 }
 
-# stage_module DIR: a fresh DIR with MODULE_SRC's files and errtrace through the
-# driver kit (kernel/kit/setup.sh: errtrace/ with the core's source, linked, and
-# the Linux glue), as a driver of its own would have them.
+# The errtrace users' sources, each in its own folder as a driver's would be: the demo, the
+# peer (also built into the kernel) and the KUnit suite.
+PEER_SRC=$HERE/peer
+KUNIT_SRC=$HERE/kunit
+
+# stage_module SRC DIR: a fresh DIR with SRC's files and errtrace through the driver kit
+# (kernel/kit/setup.sh: errtrace/ with the core's source, linked, and the Linux glue), as a
+# driver of its own would have them.
 stage_module() {
-    local mdir=$1
+    local src=$1 mdir=$2
     rm -rf "$mdir"
     mkdir -p "$mdir"
-    cp -r "$MODULE_SRC/." "$mdir/"
+    cp -r "$src/." "$mdir/"
     bash "$HERE/kit/setup.sh" --link --core "$CORE_SRC" "$mdir" >/dev/null
 }
 
-# The variables the kit's errtrace.mk reads, one NAME=VALUE a line: the module
-# build passes them on make's command line, the built-in copy writes them into
-# its Kbuild file.
+# kbuild_vars SRC: the variables the kit's errtrace.mk reads for the module of SRC, one
+# NAME=VALUE a line: the module build passes them on make's command line, the built-in copy
+# writes them into its Kbuild file.
 kbuild_vars() {
     printf '%s\n' "ERRTRACE_MACROS_SO=$MACROS_SO" "ERRTRACE_MACROS_LIB=$MACROS_LIB" \
         "ERRTRACE_FEATURES=$CORE_FEATURES" \
         "ERRTRACE_CORE_REL=$(repo_rel "$CORE_SRC")" \
-        "ERRTRACE_MODULE_REL=$(repo_rel "$MODULE_SRC")"
+        "ERRTRACE_MODULE_REL=$(repo_rel "$1")"
 }
 
-# build_module DIR LOG [MAKE ARGS...]: a copy of MODULE_SRC with errtrace's source, built in DIR.
+# build_module SRC DIR LOG [MAKE ARGS...]: a copy of SRC with errtrace, built in DIR.
 build_module() {
-    local mdir=$1 log=$2; shift 2
-    stage_module "$mdir"
+    local src=$1 mdir=$2 log=$3; shift 3
+    stage_module "$src" "$mdir"
     # A misuse to add (do_misuse): one more submodule of the main crate.
     if [[ -n ${MODULE_SRC_EXTRA:-} ]]; then
         cp "$MODULE_SRC_EXTRA" "$mdir/misuse.rs"
@@ -713,7 +718,7 @@ build_module() {
     fi
     echo "    build dir: $mdir"
     local rc=0 vars
-    mapfile -t vars < <(kbuild_vars)
+    mapfile -t vars < <(kbuild_vars "$src")
     logged "$log" env "${STORAGE_ENV[@]}" "${KMAKE[@]}" -j"$JOBS" M="$mdir" \
         "${vars[@]}" "$@" modules || rc=$?
     # A misuse (do_misuse) is expected to fail: its diagnostics are not printed.
@@ -731,12 +736,15 @@ build_module() {
 # what the module build passes on make's command line. Rebuilt incrementally.
 do_builtin() {
     local dir=$KDIR/drivers/misc/errtrace_builtin stage=$RUN/builtin-src
-    stage_module "$stage"
+    stage_module "$PEER_SRC" "$stage"
     {
-        echo "# Written by kernel/test.sh: errtrace built into the kernel (see kernel/module/Kbuild)."
-        echo "ERRTRACE_BUILTIN := 1"
-        CORE_FEATURES=$DRIVER_FEATURES kbuild_vars | sed 's/=/ := /'
-        cat "$MODULE_SRC/Kbuild"
+        echo "# Written by kernel/test.sh: the peer (kernel/peer) built into the kernel."
+        echo "obj-y := errtrace_builtin.o"
+        echo "errtrace_builtin-y := peer.o fault_attr.o"
+        echo "ERRTRACE_MODULE := errtrace_builtin"
+        echo "ERRTRACE_USERS := peer.o"
+        CORE_FEATURES=$DRIVER_FEATURES kbuild_vars "$PEER_SRC" | sed 's/=/ := /'
+        echo 'include $(src)/errtrace/errtrace.mk'
     } >"$stage/Kbuild"
     # Replaced (and so rebuilt) only when the sources differ from the last copy's
     # (the checksum reads through errtrace/core's links).
@@ -816,15 +824,15 @@ do_kit() {
 
 do_module() {
     [[ -f $CORE_SRC/lib.rs ]] || die "no lib.rs in ERRTRACE_CORE_SRC=$CORE_SRC"
-    build_module "$RUN/module" "$RUN/module.log"
+    build_module "$MODULE_SRC" "$RUN/module" "$RUN/module.log"
     # The second errtrace user (errtrace_peer.ko), with its own copy of errtrace,
     # built as a driver ships it (no control language).
-    CORE_FEATURES=$DRIVER_FEATURES build_module "$RUN/peer" "$RUN/peer.log" ERRTRACE_PEER=1
+    CORE_FEATURES=$DRIVER_FEATURES build_module "$PEER_SRC" "$RUN/peer" "$RUN/peer.log"
     local ko expected=2
     # The KUnit suite errtrace_recorder (errtrace_kunit.ko; #[kunit_tests] needs Linux 6.13+).
     rm -rf "$RUN/kunit"
     if [[ $KVER != 6.12 ]]; then
-        build_module "$RUN/kunit" "$RUN/kunit.log" ERRTRACE_KUNIT=1
+        build_module "$KUNIT_SRC" "$RUN/kunit" "$RUN/kunit.log"
         expected=3
     fi
     shopt -s nullglob
@@ -847,7 +855,7 @@ do_misuse() {
         expect=$(sed -nE 's|^// expect: (.*)$|\1|p' "$f")
         [[ -n $expect ]] || die "$f: no '// expect: ERROR' line"
         log=$RUN/misuse-$name.log
-        if MODULE_SRC_EXTRA=$f build_module "$RUN/misuse-$name" "$log" 2>/dev/null; then
+        if MODULE_SRC_EXTRA=$f build_module "$MODULE_SRC" "$RUN/misuse-$name" "$log" 2>/dev/null; then
             die "misuse $name compiled; it must not (log: $log)"
         fi
         grep -qF -- "$expect" "$log" || die "misuse $name failed without '$expect' (log: $log)"
