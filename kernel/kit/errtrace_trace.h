@@ -63,9 +63,11 @@ TRACE_EVENT_FN(errtrace_error,
 		__entry->seq = seq;
 	),
 
-	TP_printk("%s (%d) at %s:%u in %s site=%u seq=%u",
+	/* An error made by a #[track_caller] constructor has no function name. */
+	TP_printk("%s (%d) at %s:%u%s%s site=%u seq=%u",
 		  __get_str(name), __entry->err, __get_str(file),
-		  __entry->line, __get_str(func), __entry->site, __entry->seq),
+		  __entry->line, __get_str(func)[0] ? " in " : "",
+		  __get_str(func), __entry->site, __entry->seq),
 
 	errtrace_tp_error_reg, errtrace_tp_error_unreg
 );
