@@ -8,8 +8,11 @@ with the capture. This script finds each such block in its file (the same rule: 
 each the end of its source line, `…` lines for any number of lines) and writes the capture's
 timestamps into it. Nothing else of a block changes; a block not found is reported and left.
 
-    python3 scripts/refresh-outputs.py          # rewrites README.md and docs/src/*.md in place
-    python3 scripts/refresh-outputs.py --check  # only says which blocks would change (exit 1)
+    python3 scripts/refresh-outputs.py            # rewrites README.md and docs/src/*.md in place
+    python3 scripts/refresh-outputs.py --check    # only says which blocks would change (exit 1)
+    python3 scripts/refresh-outputs.py --numbers  # also every number (line:column after a code
+                                                  # change): a block matched with any numbers
+                                                  # takes its capture's; review the diff
 """
 import re
 import sys
@@ -20,8 +23,13 @@ STAMP = re.compile(r"\[ *[0-9]+\.[0-9]+\]")
 MARKER = re.compile(r"<!-- output: file (\S+) -->")
 
 
+NUMBER = re.compile(r"[0-9]+")
+NUMBERS = False
+
+
 def normalize(line):
-    return STAMP.sub("[T]", line.rstrip(), count=1)
+    line = STAMP.sub("[T]", line.rstrip(), count=1)
+    return NUMBER.sub("#", line) if NUMBERS else line
 
 
 def is_gap(line):
@@ -88,20 +96,34 @@ def refresh(doc, check):
         for (k, line), si in zip(block_nonempty, where):
             if si is None:
                 continue
-            ours, theirs = STAMP.search(line), STAMP.search(src[si])
-            if ours and theirs and ours.group(0) != theirs.group(0):
-                lines[start + k] = indent + line[: ours.start()] + theirs.group(0) + line[ours.end():]
+            if NUMBERS:
+                # The block line is the end of its source line: its numbers are the source's last.
+                mine = list(NUMBER.finditer(line))
+                theirs = NUMBER.findall(src[si])[len(NUMBER.findall(src[si])) - len(mine):]
+                new = line
+                for m, t in reversed(list(zip(mine, theirs))):
+                    new = new[: m.start()] + t + new[m.end():]
+            else:
+                ours, theirs = STAMP.search(line), STAMP.search(src[si])
+                new = line
+                if ours and theirs:
+                    new = line[: ours.start()] + theirs.group(0) + line[ours.end():]
+            if new != line:
+                lines[start + k] = indent + new
                 changed += 1
         i = end + 1
     if changed:
-        print(f"{doc.relative_to(ROOT)}: {changed} timestamps {'out of date' if check else 'refreshed'}")
+        what = "lines" if NUMBERS else "timestamps"
+        print(f"{doc.relative_to(ROOT)}: {changed} {what} {'out of date' if check else 'refreshed'}")
         if not check:
             doc.write_text("\n".join(lines))
     return changed
 
 
 def main():
+    global NUMBERS
     check = "--check" in sys.argv[1:]
+    NUMBERS = "--numbers" in sys.argv[1:]
     docs = [ROOT / "README.md"] + sorted((ROOT / "docs" / "src").glob("*.md"))
     total = sum(refresh(d, check) for d in docs)
     sys.exit(1 if check and total else 0)

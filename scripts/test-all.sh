@@ -363,7 +363,7 @@ step "${R[@]}" "format" cargo fmt --all --check
 # The kernel module's Rust (not a cargo package): rustfmt with the kernel's own
 # settings (.rustfmt.toml in Linux: edition 2021, Unix newlines).
 step "${R[@]}" "format of the kernel module" \
-    rustfmt --edition 2021 --config newline_style=Unix --check kernel/module/*.rs kernel/kit/linux/*.rs kernel/kit/template/*.rs kernel/misuse/*.rs kernel/upstream-module/*.rs
+    rustfmt --edition 2021 --config newline_style=Unix --check kernel/module/*.rs kernel/kit/linux/*.rs kernel/kit/template/*.rs kernel/misuse/*.rs kernel/upstream-module/*.rs kernel/peer/*.rs kernel/kunit/*.rs
 step "${R[@]}" "clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "${D[@]}" "errtrace-rustc: format and clippy (its own toolchain)" \
     bash -c 'cd crates/errtrace-rustc && cargo fmt --check && cargo clippy -q --release -- -D warnings'
