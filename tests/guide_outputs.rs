@@ -1,5 +1,5 @@
 //! Every printed output in the README and the guide comes from a real run, and is checked here
-//! against one (issue 12, item 10: before, output blocks were typed by hand and drifted).
+//! against one (before, output blocks were typed by hand and drifted).
 //!
 //! Each ```` ```text ```` block is preceded by a marker naming its source:
 //!

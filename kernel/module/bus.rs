@@ -7,7 +7,7 @@
 //! 0 (never calibrated). Both bus operations are fault-injection points (`bus_read`,
 //! `bus_write`), armed with the control language: `fail name=bus_read times=1 code=EIO`.
 
-use crate::regs::{
+use crate::regmap::{
     CHIP_ID, CTRL, CTRL_RESET, DATA_HI, DATA_LO, NREGS, STATUS, STATUS_BUSY, STATUS_OVERRUN,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};

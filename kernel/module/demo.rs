@@ -25,6 +25,7 @@ use kernel::prelude::*;
 mod bus;
 mod device;
 mod platform;
+mod regmap;
 mod regs;
 mod stress;
 mod trigger;

@@ -203,8 +203,7 @@ mod tests {
         }
     }
 
-    /// Flat chains as long as the ones that overflowed the worker's stack (issue 15, item 5:
-    /// 200k chained calls, 400k `?`, aborted the whole run with exit 134) are refused with a
+    /// Flat chains as long as the ones that overflowed the worker's stack (200k chained calls, 400k `?`, aborted the whole run with exit 134) are refused with a
     /// position, like deep nesting.
     #[test]
     fn long_flat_chains_are_refused_not_crashed() {

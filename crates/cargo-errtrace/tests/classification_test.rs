@@ -1,6 +1,6 @@
 //! The syntax-tree walk and the token scan of macro bodies read one table of what a method does
 //! with an error (`Names::method_role`), so the same line gives the same verdict in plain code
-//! and inside a macro body that is not Rust syntax (issue 15, item 8: the two classification
+//! and inside a macro body that is not Rust syntax (the two classification
 //! paths, `classify` and `classify_tokens`, had drifted apart).
 
 use errtrace_audit::{audit_sources, Config, Kind};

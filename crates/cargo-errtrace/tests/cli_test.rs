@@ -142,8 +142,7 @@ fn cargo_subcommand_form_and_formats() {
 }
 
 /// A file with a 200,000-call chain (0.8 MB on one line) among ordinary files: the run finishes,
-/// names that file as not analysed (without printing its line), and audits the others (issue 15,
-/// item 5: such a file overflowed the worker's stack and aborted the whole run, exit 134).
+/// names that file as not analysed (without printing its line), and audits the others (such a file overflowed the worker's stack and aborted the whole run, exit 134).
 #[test]
 fn a_huge_flat_expression_does_not_abort_the_run() {
     let dir = std::env::temp_dir().join(format!("errtrace-audit-chain-{}", std::process::id()));
@@ -169,8 +168,7 @@ fn a_huge_flat_expression_does_not_abort_the_run() {
     assert!(out.len() < 100_000, "the long line is not printed back");
 }
 
-/// A symbolic link to a `.rs` file is not followed, and the output says so (issue 15, item 5:
-/// such files were skipped silently).
+/// A symbolic link to a `.rs` file is not followed, and the output says so (such files were skipped silently).
 #[cfg(unix)]
 #[test]
 fn a_symlinked_file_is_mentioned_not_skipped_silently() {
@@ -217,7 +215,7 @@ fn many_symlinked_files_are_one_note() {
 }
 
 /// A file larger than the audit analyses (a generated table of tens of megabytes) is reported
-/// as not analysed, and the rest of the tree is audited (issue 15, item 5: a 50 MB file took
+/// as not analysed, and the rest of the tree is audited (a 50 MB file took
 /// 53 s and 7.8 GB).
 #[test]
 fn a_huge_file_is_reported_not_parsed() {

@@ -182,7 +182,7 @@ fn parse_errors_have_positions_and_the_audit_goes_on() {
     assert!(r.findings.len() > 10, "the other files were audited");
 }
 
-/// `panic` findings are opt-in (issue 15, item 3: on a real driver 18 of 18 reported
+/// `panic` findings are opt-in (on a real driver 18 of 18 reported
 /// `.unwrap()`s were guarded by an invariant, and clippy already points at them).
 #[test]
 fn panic_findings_are_off_by_default() {
@@ -199,7 +199,7 @@ fn panic_findings_are_off_by_default() {
 
 /// Four of the eight discards in `discarded_acknowledged.rs` are explained by a comment (issue
 /// 15, item 3: such a `let _ =` was a plain finding), one of them over several lines; a `TODO`,
-/// a `FIXME` or one word is not a reason (issue 23, item 4: "// TODO: handle this"
+/// a `FIXME` or one word is not a reason ("// TODO: handle this"
 /// acknowledged a discard), nor a comment on what the statement does that says nothing of its
 /// failure (Rust binder's "Decrement ref count on the handle we just created.", measured blind).
 #[test]
@@ -210,7 +210,7 @@ fn explained_discards_are_acknowledged() {
 }
 
 /// An errno that leaves through an entry point from user space (a `file_operations` member) is
-/// the system call's result: counted, listed only with `user_space` (issue 15, item 2: binder's
+/// the system call's result: counted, listed only with `user_space` (binder's
 /// 27 chains of user input and permission errnos to its ioctl/mmap/open). `release` is not such
 /// an entry, and an origin that also reaches module init is reported there.
 #[test]
@@ -271,7 +271,7 @@ fn user_memory_callbacks_are_entry_points_from_user_space() {
 /// configfs's registration form (a `#[vtable] impl` of `AttributeOperations` or
 /// `GroupOperations`) is an entry point from user space: an attribute's `store` and a group's
 /// `make_group` hand the errno to write(2) and mkdir(2), listed with `user_space`; a block-mq
-/// `queue_rq`, whose failure the block layer prints, is not an entry point (issue 23, item 2).
+/// `queue_rq`, whose failure the block layer prints, is not an entry point.
 #[test]
 fn configfs_operations_are_entry_points_from_user_space() {
     let r = common::audit_fixture("vtable_callbacks.rs");
@@ -299,7 +299,7 @@ fn configfs_operations_are_entry_points_from_user_space() {
 
 /// A method called through `&dyn Trait` is followed into every in-tree implementation of the
 /// trait, and each finding names the implementation its error comes from; same-named methods
-/// of unrelated types stay unresolved (issue 23, item 1: nova-core's `fb_hal(chipset)` calls).
+/// of unrelated types stay unresolved (nova-core's `fb_hal(chipset)` calls).
 #[test]
 fn calls_through_dyn_trait_follow_every_implementation() {
     let r = common::audit_fixture("dyn_dispatch.rs");
@@ -317,7 +317,7 @@ fn calls_through_dyn_trait_follow_every_implementation() {
 }
 
 /// `.ok()` on a callee that reports its own failure (an allocation: the allocator warns) loses
-/// nothing; on a lookup that fails without a word it does (issue 23, item 4: rcpufreq_dt's
+/// nothing; on a lookup that fails without a word it does (rcpufreq_dt's
 /// `CString::try_from_fmt(…).ok()`, false in the blind run on Linux 7.3).
 #[test]
 fn ok_on_an_allocation_is_not_swallowed() {
@@ -332,7 +332,7 @@ fn ok_on_an_allocation_is_not_swallowed() {
 }
 
 /// A log earlier in the block covers an error made after it only until a way out in between
-/// (issue 23, item 4: a `pr_info!` at the top of a probe hid an `ok_or(ENXIO)?` three
+/// (a `pr_info!` at the top of a probe hid an `ok_or(ENXIO)?` three
 /// statements and one `?` later, in a driver measured blind), for a block's tail too; a method
 /// chain's error is reported at the method that makes it (Tyr's `preallocated_gpuva`).
 #[test]
@@ -341,15 +341,14 @@ fn a_log_before_a_way_out_does_not_cover_a_later_error() {
 }
 
 /// `field <- unsafe { Registration::new(…) }` in a pin-init literal fails with the call's
-/// error, as without the block (issue 23: the IRQ registration of a PCI DRM driver measured
+/// error, as without the block (the IRQ registration of a PCI DRM driver measured
 /// blind was not reported).
 #[test]
 fn an_initialiser_in_an_unsafe_block_fails_with_its_call() {
     assert_finding_lines("init_unsafe_block.rs", &[16]);
 }
 
-/// `return Err(…)` in a pin-init scope's closure fails the function's initialiser (issue 23:
-/// a UART driver's probe, measured blind, returned `EINVAL` there unreported).
+/// `return Err(…)` in a pin-init scope's closure fails the function's initialiser (a UART driver's probe, measured blind, returned `EINVAL` there unreported).
 #[test]
 fn a_return_in_a_pin_init_scope_leaves_the_function() {
     assert_finding_lines("scope_return.rs", &[13]);
@@ -357,7 +356,7 @@ fn a_return_in_a_pin_init_scope_leaves_the_function() {
 
 /// `.ok()` drops an errno only when the failing function's error is one: a function of a crate
 /// not written against the kernel crate (zerocopy, vendored in Linux 7.3's `rust/`) fails with
-/// its own error type (issue 23, item 4: nova-core's `read_from_prefix(…).ok()`, reported once
+/// its own error type (nova-core's `read_from_prefix(…).ok()`, reported once
 /// the compiler's facts resolved it into zerocopy).
 #[test]
 fn ok_on_an_error_that_is_no_errno_is_not_swallowed() {
@@ -371,7 +370,7 @@ fn ok_on_an_error_that_is_no_errno_is_not_swallowed() {
 }
 
 /// A comment acknowledges the discard it sits on, not every discard of that function in the
-/// crate (issue 23, item 4: one comment next to one `let _ = push_work(…)` in Rust binder hid
+/// crate (one comment next to one `let _ = push_work(…)` in Rust binder hid
 /// every other discard of `push_work`, an uncommented one in `init` among them).
 #[test]
 fn a_comment_acknowledges_only_its_own_discard() {
@@ -382,7 +381,7 @@ fn a_comment_acknowledges_only_its_own_discard() {
 }
 
 /// Errors made where a C allocator's null is checked, or named `ENOMEM`, are the allocator's to
-/// report (issue 15, item 3); the `EBUSY` of a lookup's null still is a silent origin.
+/// report; the `EBUSY` of a lookup's null still is a silent origin.
 #[test]
 fn allocation_failures_are_not_silent_origins() {
     let r = common::audit_fixture("allocation_null.rs");
@@ -390,8 +389,7 @@ fn allocation_failures_are_not_silent_origins() {
     assert_eq!(chains, [17], "{:#?}", r.findings);
 }
 
-/// A chain from an error made in the source names its errno when the source does (issue 15,
-/// item 6: the message said only "error made here").
+/// A chain from an error made in the source names its errno when the source does (the message said only "error made here").
 #[test]
 fn made_errors_name_their_errno() {
     let r = common::audit_fixture("silent_chain.rs");
@@ -405,7 +403,7 @@ fn made_errors_name_their_errno() {
 }
 
 /// The chain of `pin_init.rs` runs from `Regs::new` through `Drv::new` (the `<-` of
-/// `try_pin_init!`) to the probe (`KBox::pin_init(Drv::new(), …)?`) (issue 15, item 7: both
+/// `try_pin_init!`) to the probe (`KBox::pin_init(Drv::new(), …)?`) (both
 /// idioms ended chains).
 #[test]
 fn pin_init_idioms_are_hops() {
@@ -452,7 +450,7 @@ fn into_none_counts_only_in_kernel_crates() {
 }
 
 /// The one origin of each allocation fixture is the one the allocator does not report, or the
-/// initialiser that can fail (issue 15, item 7: binder's `ListLinks::new()` and
+/// initialiser that can fail (binder's `ListLinks::new()` and
 /// `RBTreeNodeReservation::new(GFP_KERNEL)` were blamed).
 #[test]
 fn only_the_fallible_initialiser_and_the_nowarn_allocation_are_origins() {
@@ -467,9 +465,8 @@ fn only_the_fallible_initialiser_and_the_nowarn_allocation_are_origins() {
     assert!(at[0].1.contains("Pages::alloc"), "{at:?}");
 }
 
-/// A discarded result of a function that logs each of its failures loses nothing (issue 15,
-/// item 3: Tyr's five `let _ = pt_unmap(…)` on clean-up paths), through `let _ =` or `.ok();`
-/// (issue 23, item 4: `.ok();` was reported where `let _ =` was not); one that does not log is
+/// A discarded result of a function that logs each of its failures loses nothing (Tyr's five `let _ = pt_unmap(…)` on clean-up paths), through `let _ =` or `.ok();`
+/// (`.ok();` was reported where `let _ =` was not); one that does not log is
 /// still a finding, either way.
 #[test]
 fn discards_of_self_logging_functions_are_not_findings() {
@@ -484,7 +481,7 @@ fn discards_of_self_logging_functions_are_not_findings() {
 }
 
 /// A DRM driver's ioctl handlers, registered with `declare_drm_ioctls!`, are entry points from
-/// user space (issue 23, item 2: nova's and Tyr's ioctls were no boundary, so their errors
+/// user space (nova's and Tyr's ioctls were no boundary, so their errors
 /// reached none).
 #[test]
 fn drm_ioctls_are_entry_points_from_user_space() {
@@ -492,8 +489,7 @@ fn drm_ioctls_are_entry_points_from_user_space() {
     assert_eq!(r.summary.returned_to_user, 1, "{:#?}", r.findings);
 }
 
-/// Overflow and conversion guards are counted, and listed with `guards` (issue 15, item 3:
-/// measured blind on Tyr and nova-core, their seven such chains were all unreachable).
+/// Overflow and conversion guards are counted, and listed with `guards` (measured blind on Tyr and nova-core, their seven such chains were all unreachable).
 #[test]
 fn overflow_guards_are_counted_apart() {
     let r = common::audit_fixture("overflow_guard.rs");
@@ -524,7 +520,7 @@ fn calls_whose_c_side_prints_are_not_origins() {
     assert_eq!(r.findings[1].line, 60, "device_add's to_result: {m:?}");
 }
 
-/// A deferral handed back on purpose is not a silent origin (issue 15: rcpufreq_dt, measured
+/// A deferral handed back on purpose is not a silent origin (rcpufreq_dt, measured
 /// blind); the origins left are the fallback `Table::from_dev`, returned as the `Err` arm's
 /// value, and the OPP config's `set`.
 #[test]

@@ -1,7 +1,7 @@
 //! Replays the audit's committed fuzz corpus (`fuzz/corpus/audit/`) with the fuzz target's own
 //! checks (`fuzz/fuzz_targets/common.rs`): no input makes the audit panic, and every report is
 //! consistent. The fuzzer itself needs cargo-fuzz (see `fuzz/README.md`); this is its replay on
-//! stable `cargo test` (issue 15, item 5: the audit had no fuzz target).
+//! stable `cargo test` (the audit had no fuzz target).
 
 #[path = "../fuzz/fuzz_targets/common.rs"]
 mod common;

@@ -109,8 +109,7 @@ fn no_calls_into_crates_that_are_not_imported() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A parameter behind a smart pointer resolves to the pointee's method (issue 15, item 1:
-/// `this: ArcBorrow<'_, Process>` resolved as `ArcBorrow::register`, and a method name shared
+/// A parameter behind a smart pointer resolves to the pointee's method (`this: ArcBorrow<'_, Process>` resolved as `ArcBorrow::register`, and a method name shared
 /// by two types, `register`, was then not resolved at all).
 #[test]
 fn methods_through_smart_pointer_parameters() {
@@ -189,7 +188,7 @@ fn modules_compiled_only_for_tests_reach_no_boundary() {
 }
 
 /// A driver of several files without a `Cargo.toml` is one crate, built from its root's `mod`
-/// items the way rustc builds it (issue 15, item 1: each file was a crate of its own, so an
+/// items the way rustc builds it (each file was a crate of its own, so an
 /// in-tree callee in another file was outside the tree, or took the wrong function).
 #[test]
 fn a_multi_file_driver_is_one_crate_from_its_mod_items() {
@@ -234,7 +233,7 @@ fn a_multi_file_driver_is_one_crate_from_its_mod_items() {
 }
 
 /// A local whose type the source states resolves its method calls like a typed parameter
-/// (issue 15, item 7: `read`, shared by two types, was not resolved on a local).
+/// (`read`, shared by two types, was not resolved on a local).
 #[test]
 fn methods_on_typed_locals() {
     let types = "struct Dev; impl Dev { fn new() -> Result<Dev, E> { Ok(Dev) } fn read(&self) -> Result<u32, E> { Err(EIO) } }\n\
@@ -251,7 +250,7 @@ fn methods_on_typed_locals() {
     }
 }
 
-/// `self.field.m(…)` resolves through the field's declared type (issue 15, item 7: a method
+/// `self.field.m(…)` resolves through the field's declared type (a method
 /// name shared by two types was not resolved on a field).
 #[test]
 fn methods_on_self_fields() {

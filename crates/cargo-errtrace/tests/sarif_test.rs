@@ -49,8 +49,7 @@ fn sarif_shape() {
     assert_eq!(notes.len(), 1, "the parse error is a notification");
 }
 
-/// Every result has its own fingerprint, and an edit that only moves lines keeps them (issue 15,
-/// item 6: the fingerprint was kind, file, function and boundary, so two findings in one
+/// Every result has its own fingerprint, and an edit that only moves lines keeps them (the fingerprint was kind, file, function and boundary, so two findings in one
 /// function shared one, and code scanning merged or flapped them).
 #[test]
 fn fingerprints_are_unique_and_do_not_hold_line_numbers() {

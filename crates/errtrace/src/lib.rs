@@ -103,7 +103,10 @@
 #![no_std]
 #![cfg_attr(loom, allow(dead_code, unused_imports))]
 #![warn(missing_docs)]
-// All unsafe code is in `raw.rs`, each block with its SAFETY argument.
+// All unsafe code of this crate is in `raw.rs`, each block with its SAFETY argument. Two macros
+// expand `unsafe` into the user's crate for the kernel's `dynamic_debug` (`__dyndbg!`: the
+// descriptor's `link_section`; `__dyndbg_print!`: the kernel's `arch_static_branch!`), each with
+// its SAFETY argument in `macros.rs`.
 #![deny(unsafe_code)]
 #![deny(
     clippy::unwrap_used,

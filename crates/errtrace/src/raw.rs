@@ -1,6 +1,8 @@
-//! The only `unsafe` code in errtrace: atomic cells holding `'static` references, a value set
-//! once, text that only grows, the coarse clock, an error seen as its story (`Story`), the
-//! flight recorder's slot protocol ([`slot`]), and the future pinned inside [`Expecting`].
+//! The only `unsafe` code compiled in errtrace itself (two macros expand `unsafe` into the
+//! user's crate for the kernel's dynamic_debug: see `macros.rs`): atomic cells holding
+//! `'static` references, a value set once, text that only grows, the coarse clock, an error seen
+//! as its story (`Story`), the flight recorder's slot protocol ([`slot`]), and the future pinned
+//! inside [`Expecting`].
 //!
 //! The flight recorder and the sites are written by many threads at once without locks, so the
 //! references they hold (`&'static Location`, `&'static SiteState`, `&'static str`) live in

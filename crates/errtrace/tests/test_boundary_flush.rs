@@ -1,5 +1,4 @@
-//! A boundary announces the suppressed count of every rate-limit window that is over (issue 11,
-//! item 5: before, a storm's count waited for the site's next message, which may never come).
+//! A boundary announces the suppressed count of every rate-limit window that is over (before, a storm's count waited for the site's next message, which may never come).
 //! Its own test binary: it installs a fake clock.
 
 mod common;

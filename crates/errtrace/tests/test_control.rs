@@ -221,8 +221,7 @@ fn standing_queries_reach_sites_that_appear_later() {
     assert!(l.contains(" =p "), "{l}");
 }
 
-/// A bare `+`, `-` or `=` changes nothing: it is rejected with its position (issue 11, item 11;
-/// before, `func x +` was accepted and did nothing).
+/// A bare `+`, `-` or `=` changes nothing: it is rejected with its position (before, `func x +` was accepted and did nothing).
 #[test]
 fn bare_flag_operators_are_rejected() {
     setup();
@@ -240,7 +239,7 @@ fn bare_flag_operators_are_rejected() {
 }
 
 /// `#` starts a comment that runs to the end of its line, after a query too, as in
-/// dynamic_debug's control file (issue 11, item 7: before, `func x +p # on` was an error).
+/// dynamic_debug's control file (before, `func x +p # on` was an error).
 #[test]
 fn comments_end_a_line() {
     setup();
@@ -251,7 +250,7 @@ fn comments_end_a_line() {
 }
 
 /// A quote must close on its line, and an unclosed one is reported as such, where it opened
-/// (issue 11, item 7: before, the quote ran silently to the end of the input).
+/// (before, the quote ran silently to the end of the input).
 #[test]
 fn unterminated_quote_is_reported() {
     setup();
@@ -262,8 +261,7 @@ fn unterminated_quote_is_reported() {
     assert_eq!((e.line, e.column), (1, 8), "{e}");
 }
 
-/// An error in a control file names the file's own line, comment lines counted (issue 11,
-/// item 7: before, comment lines were removed first and the error said line 1).
+/// An error in a control file names the file's own line, comment lines counted (before, comment lines were removed first and the error said line 1).
 #[cfg(feature = "std")]
 #[test]
 fn control_file_errors_name_the_files_line() {
@@ -333,7 +331,7 @@ fn appears_after_many_queries() -> (errtrace::Result, u32) {
 }
 
 /// With `std`, every query stands for sites that appear later, however much text came before
-/// (issue 11, item 6: before, the standing text kept 1 KiB, and past it a query applied to
+/// (before, the standing text kept 1 KiB, and past it a query applied to
 /// present sites only, silently).
 #[cfg(feature = "std")]
 #[test]
@@ -362,7 +360,7 @@ fn long_standing_queries_are_kept() {
 }
 
 /// Without `std`, an input that would not fit the standing space is rejected whole, with an
-/// error (issue 11, item 6: before, it was applied to present sites and silently not kept).
+/// error (before, it was applied to present sites and silently not kept).
 #[cfg(not(feature = "std"))]
 #[test]
 fn standing_space_full_is_an_error() {
@@ -380,8 +378,7 @@ fn quiet_maker() -> errtrace::Result {
     Err(errtrace::err!(EAGAIN))
 }
 
-/// `+p` on a quiet site prints every error made there, message or not (issue 11, item 4:
-/// before, `err!(EAGAIN)` without a message printed nothing even with `+p`).
+/// `+p` on a quiet site prints every error made there, message or not (before, `err!(EAGAIN)` without a message printed nothing even with `+p`).
 #[test]
 fn plus_p_makes_a_quiet_site_print() {
     setup();
@@ -403,8 +400,7 @@ fn makes_enotuniq() -> errtrace::Result {
     Err(errtrace::err!(ENOTUNIQ))
 }
 
-/// A standing `code` query applies to a site that first fires later with that code (issue 11,
-/// item 4: before, the site was linked before its code was known, so `code ENOTUNIQ +p` given
+/// A standing `code` query applies to a site that first fires later with that code (before, the site was linked before its code was known, so `code ENOTUNIQ +p` given
 /// at start-up matched nothing).
 #[test]
 fn standing_code_queries_reach_new_sites() {
@@ -424,8 +420,7 @@ fn quiet_new() -> errtrace::Result {
     Err(errtrace::Error::new(errtrace::code::EAGAIN))
 }
 
-/// `+p` on the site of an `Error::new` location prints every error made there (issue 11,
-/// item 4: before, only `err!` sites printed; `Error::new`, `Err(CODE)?` and foreign `?`
+/// `+p` on the site of an `Error::new` location prints every error made there (before, only `err!` sites printed; `Error::new`, `Err(CODE)?` and foreign `?`
 /// conversions stayed silent with `+p`).
 #[test]
 fn plus_p_makes_an_error_new_location_print() {
@@ -455,7 +450,7 @@ fn makes_esrmnt() -> errtrace::Result {
 }
 
 /// A standing `code` query reaches an `Error::new` location when it first fires with that code
-/// (issue 11, item 4, for location sites).
+/// (for location sites).
 #[test]
 fn standing_code_queries_reach_new_locations() {
     setup();

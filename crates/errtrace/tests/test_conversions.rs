@@ -1,5 +1,5 @@
 //! `?` on everyday foreign errors, with the origin at the `?` and (with `std`) the foreign
-//! error's text in the report (issue 12, items 1 and 2). Before: `Ok(s.parse::<u32>()?)` did
+//! error's text in the report. Before: `Ok(s.parse::<u32>()?)` did
 //! not compile in a function returning `errtrace::Result` (no `From<ParseIntError>`), nor did
 //! any of the other seven; an `io::Error` of kind `NotFound` without an OS code became `EIO`,
 //! and its message was lost.

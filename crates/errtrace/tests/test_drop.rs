@@ -121,7 +121,7 @@ fn reporting_it() {
     assert_silent("report formatted then drop");
 }
 
-/// The one-line `Display` is a label, not a report (issue 11, item 2: before, `to_string()`
+/// The one-line `Display` is a label, not a report (before, `to_string()`
 /// counted as reporting, so the drop below was silent and a boundary printed nothing).
 #[test]
 fn a_label_is_not_a_report() {

@@ -1,4 +1,4 @@
-//! An `ERRTRACE` that is not UTF-8 is reported, not ignored (issue 11, item 7: before,
+//! An `ERRTRACE` that is not UTF-8 is reported, not ignored (before,
 //! `std::env::var` failed and the variable was skipped without a word). Its own test binary:
 //! the variable is process-wide.
 #![cfg(all(feature = "std", unix))]

@@ -308,7 +308,7 @@ fn core_error_trait() {
 }
 
 /// A trail longer than the recorder counts says "or more" instead of a wrong exact number
-/// (issue 11, item 9: before, 5000 hops read "(+8183 more hops)" without saying the count had
+/// (before, 5000 hops read "(+8183 more hops)" without saying the count had
 /// stopped).
 #[test]
 fn saturated_hop_count_says_so() {
@@ -329,7 +329,7 @@ fn saturated_hop_count_says_so() {
     e.handled();
 }
 
-/// A live error older than a lap of the recorder is still in a dump (issue 11, item 9: before,
+/// A live error older than a lap of the recorder is still in a dump (before,
 /// `for_each` went over the last lap's sequence numbers only and skipped it).
 #[test]
 fn dumps_show_live_errors_older_than_a_lap() {

@@ -1,5 +1,5 @@
 //! A storm's count of suppressed messages is announced when the process exits, and at a
-//! boundary once its window is over (issue 11, item 5: before, it was printed only if something
+//! boundary once its window is over (before, it was printed only if something
 //! called `flush_suppressed()` or the site logged again, so a program that exited first lost it).
 #![cfg(feature = "std")]
 

@@ -153,7 +153,7 @@ fn the_table_of_points() {
     assert!(seen.contains(&"alloc_buf"));
 }
 
-// ---- issue 11, item 8: fail points and configurations that size themselves ----
+// ---- fail points and configurations that size themselves ----
 
 /// Forty fail points (only `exercise`, a std helper, uses them all).
 #[cfg_attr(not(feature = "std"), allow(dead_code))]

@@ -292,7 +292,7 @@ fn anyhow_chain_of_an_io_error_without_hops() {
 }
 
 /// errtrace's `.during()` and anyhow's `.context()` in one scope, on one `errtrace::Result`
-/// (issue 12, item 5: before, errtrace's method was also called `context`, and every call was
+/// (before, errtrace's method was also called `context`, and every call was
 /// ambiguous, E0034, with both traits imported).
 #[test]
 fn during_and_anyhow_context_live_side_by_side() {

@@ -72,8 +72,8 @@ fn owner_of(module: &str) -> Option<&'static str> {
         .map(|(m, _)| *m)
 }
 
-/// One `crate::…` path in the code (not in comments or test modules): the file's module, the
-/// map entry the path names, the path, and where.
+/// One `crate::…` path in the code (outside test items): the file's module, the map entry the
+/// path names, the path, and where.
 struct Use {
     module: String,
     target: &'static str,
@@ -81,11 +81,121 @@ struct Use {
     at: String,
 }
 
-/// Every `crate::…` path of the core's sources that names a module of the map.
-fn uses() -> Vec<Use> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// Every `crate::…` path of a Rust file, read with a parser: `use` trees (grouped imports
+/// `crate::{a, b::c}` included), paths in code and types, and `crate::…` tokens inside macro
+/// calls; items under `#[cfg(test)]` (or `cfg(all(test, …))`) are left out: tests may reach
+/// anything. Each path with its line.
+fn crate_paths(text: &str) -> Vec<(String, usize)> {
+    use syn::visit::Visit;
+    struct Paths(Vec<(String, usize)>);
+    fn is_test(attrs: &[syn::Attribute]) -> bool {
+        attrs.iter().any(|a| {
+            a.path().is_ident("cfg") && {
+                let t = a
+                    .meta
+                    .require_list()
+                    .map(|l| l.tokens.to_string())
+                    .unwrap_or_default();
+                t == "test" || t.starts_with("all (test")
+            }
+        })
+    }
+    fn use_tree(prefix: &str, t: &syn::UseTree, line: usize, out: &mut Vec<(String, usize)>) {
+        match t {
+            syn::UseTree::Path(p) => {
+                let next = format!("{prefix}{}::", p.ident);
+                use_tree(&next, &p.tree, line, out);
+            }
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    use_tree(prefix, t, line, out);
+                }
+            }
+            syn::UseTree::Name(n) => out.push((format!("{prefix}{}", n.ident), line)),
+            syn::UseTree::Rename(r) => out.push((format!("{prefix}{}", r.ident), line)),
+            syn::UseTree::Glob(_) => out.push((prefix.trim_end_matches("::").to_string(), line)),
+        }
+    }
+    impl<'a> Visit<'a> for Paths {
+        fn visit_item(&mut self, i: &'a syn::Item) {
+            let attrs = match i {
+                syn::Item::Mod(m) => &m.attrs,
+                syn::Item::Fn(f) => &f.attrs,
+                syn::Item::Impl(m) => &m.attrs,
+                syn::Item::Use(u) => &u.attrs,
+                syn::Item::Const(c) => &c.attrs,
+                syn::Item::Static(c) => &c.attrs,
+                _ => return syn::visit::visit_item(self, i),
+            };
+            if !is_test(attrs) {
+                syn::visit::visit_item(self, i);
+            }
+        }
+        fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
+            let line = u.use_token.span.start().line;
+            use_tree("", &u.tree, line, &mut self.0);
+        }
+        fn visit_path(&mut self, p: &'a syn::Path) {
+            let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+            if segs.first().is_some_and(|s| s == "crate") {
+                let line = p.segments[0].ident.span().start().line;
+                self.0.push((segs.join("::"), line));
+            }
+            syn::visit::visit_path(self, p);
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            // `crate :: a :: b` token runs inside a macro call's arguments.
+            let toks: Vec<proc_macro2::TokenTree> = flatten(m.tokens.clone());
+            let mut i = 0;
+            while i < toks.len() {
+                if matches!(&toks[i], proc_macro2::TokenTree::Ident(id) if id == "crate") {
+                    let line = toks[i].span().start().line;
+                    let mut path = String::from("crate");
+                    let mut j = i + 1;
+                    while j + 2 < toks.len() + 1
+                        && matches!(toks.get(j), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':')
+                        && matches!(toks.get(j + 1), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':')
+                    {
+                        match toks.get(j + 2) {
+                            Some(proc_macro2::TokenTree::Ident(id)) => {
+                                path.push_str("::");
+                                path.push_str(&id.to_string());
+                                j += 3;
+                            }
+                            _ => break,
+                        }
+                    }
+                    if path != "crate" {
+                        self.0.push((path, line));
+                    }
+                    i = j;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+    fn flatten(ts: proc_macro2::TokenStream) -> Vec<proc_macro2::TokenTree> {
+        let mut out = vec![];
+        for t in ts {
+            match t {
+                proc_macro2::TokenTree::Group(g) => out.extend(flatten(g.stream())),
+                t => out.push(t),
+            }
+        }
+        out
+    }
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("not Rust: {e}"));
+    let mut v = Paths(vec![]);
+    v.visit_file(&file);
+    v.0.into_iter()
+        .filter_map(|(p, l)| p.strip_prefix("crate::").map(|p| (p.to_string(), l)))
+        .collect()
+}
+
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = vec![];
-    let mut dirs = vec![src.clone()];
+    let mut dirs = vec![dir.to_path_buf()];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(d).unwrap() {
             let p = e.unwrap().path();
@@ -96,45 +206,36 @@ fn uses() -> Vec<Use> {
             }
         }
     }
+    files.sort();
+    files
+}
+
+/// Every `crate::…` path of the core's sources that names a module of the map.
+fn uses() -> Vec<Use> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut out = vec![];
-    for f in &files {
+    for f in &rust_files(&src) {
         let module = module_of(f, &src);
         let text = std::fs::read_to_string(f).unwrap();
-        // Test modules may reach anything.
-        let code = text.split("#[cfg(all(test").next().unwrap();
-        let code = code.split("#[cfg(test)]").next().unwrap();
-        for (n, line) in code.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            let mut rest = line;
-            while let Some(i) = rest.find("crate::") {
-                let after = &rest[i + "crate::".len()..];
-                let path: String = after
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                    .collect();
-                let path = path.trim_end_matches(':').to_string();
-                let target = path
-                    .split("::")
-                    .scan(String::new(), |acc, seg| {
-                        if !acc.is_empty() {
-                            acc.push_str("::");
-                        }
-                        acc.push_str(seg);
-                        Some(acc.clone())
-                    })
-                    .filter_map(|m| LAYERS.iter().find(|(l, _)| *l == m).map(|(l, _)| *l))
-                    .last();
-                rest = &after[path.len()..];
-                if let Some(target) = target {
-                    out.push(Use {
-                        module: module.clone(),
-                        target,
-                        path,
-                        at: format!("{}:{}", f.strip_prefix(&src).unwrap().display(), n + 1),
-                    });
-                }
+        for (path, line) in crate_paths(&text) {
+            let target = path
+                .split("::")
+                .scan(String::new(), |acc, seg| {
+                    if !acc.is_empty() {
+                        acc.push_str("::");
+                    }
+                    acc.push_str(seg);
+                    Some(acc.clone())
+                })
+                .filter_map(|m| LAYERS.iter().find(|(l, _)| *l == m).map(|(l, _)| *l))
+                .last();
+            if let Some(target) = target {
+                out.push(Use {
+                    module: module.clone(),
+                    target,
+                    path,
+                    at: format!("{}:{line}", f.strip_prefix(&src).unwrap().display()),
+                });
             }
         }
     }
@@ -219,4 +320,83 @@ fn modules_import_no_cycles() {
             panic!("an import cycle:\n{}", steps.join("\n"));
         }
     }
+}
+
+/// The kernel crates of the repository (the driver kit's glue, the demo, the peer, the KUnit
+/// suite): no two of a crate's files use each other, directly or through others. A file is a
+/// module of its crate (the crate root's `mod` lines are not uses); `crate::x::…` in file `y`
+/// is an edge y → x.
+#[test]
+fn kernel_crates_import_no_cycles() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernel");
+    let mut checked = 0;
+    for dir in ["kit/linux", "module", "peer", "kunit", "kit/template"] {
+        let dir = kernel.join(dir);
+        let files = rust_files(&dir);
+        let names: BTreeSet<String> = files
+            .iter()
+            .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        for f in &files {
+            let from = f.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(f).unwrap();
+            for (path, line) in crate_paths(&text) {
+                let to = path.split("::").next().unwrap().to_string();
+                if to != from && names.contains(&to) {
+                    edges
+                        .entry(from.clone())
+                        .or_default()
+                        .entry(to)
+                        .or_insert(format!(
+                            "{}:{line}",
+                            f.strip_prefix(&kernel).unwrap().display()
+                        ));
+                    checked += 1;
+                }
+            }
+        }
+        fn visit(
+            m: &str,
+            edges: &BTreeMap<String, BTreeMap<String, String>>,
+            path: &mut Vec<String>,
+            done: &mut BTreeSet<String>,
+        ) -> Option<Vec<String>> {
+            if let Some(i) = path.iter().position(|p| p == m) {
+                let mut cycle = path[i..].to_vec();
+                cycle.push(m.to_string());
+                return Some(cycle);
+            }
+            if !done.insert(m.to_string()) {
+                return None;
+            }
+            path.push(m.to_string());
+            for next in edges.get(m).into_iter().flat_map(|e| e.keys()) {
+                if let Some(c) = visit(next, edges, path, done) {
+                    return Some(c);
+                }
+            }
+            path.pop();
+            None
+        }
+        let mut done = BTreeSet::new();
+        for m in edges.keys() {
+            if let Some(cycle) = visit(m, &edges, &mut vec![], &mut done) {
+                let steps: Vec<String> = cycle
+                    .windows(2)
+                    .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[&w[0]][&w[1]]))
+                    .collect();
+                panic!(
+                    "an import cycle in {}:\n{}",
+                    dir.display(),
+                    steps.join("\n")
+                );
+            }
+        }
+    }
+    assert!(
+        checked > 10,
+        "only {checked} uses between kernel files: is the scan broken?"
+    );
 }

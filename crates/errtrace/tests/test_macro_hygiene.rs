@@ -1,4 +1,4 @@
-//! The macros reach the standard macros through `::core` (issue 12, item 4): before, `err!`
+//! The macros reach the standard macros through `::core`: before, `err!`
 //! called an unqualified `format_args!` and `file!`/`line!`, so a user macro of that name
 //! changed what errtrace recorded and printed.
 #![cfg(feature = "std")]
@@ -57,7 +57,7 @@ mod names {
     pub const ENODEV: errtrace::code::Code = errtrace::code::EPERM;
 }
 
-/// The code is an expression resolved where the user writes it (issue 12, item 4): the user's own
+/// The code is an expression resolved where the user writes it: the user's own
 /// constant named like an errno is the user's, not shadowed by errtrace's; an import of
 /// errtrace's code is what `err!` uses (this file denies unused imports, so an import that the
 /// macro bypassed would fail the build); local variables and paths work as anywhere else.

@@ -1,5 +1,4 @@
-//! "Reported" means the same for every error, and nobody prints an error twice (issue 11,
-//! items 2 and 10).
+//! "Reported" means the same for every error, and nobody prints an error twice.
 //!
 //! Before this change: formatting the report of an error that got no recorder slot did not mark
 //! it (it warned when dropped and a boundary printed it again); `.or_log()` on an error its

@@ -1,5 +1,4 @@
-//! A sink that makes errors, or panics, does not take the error path down with it (issue 11,
-//! item 3). Before: a sink that logged an error itself (`err!(always, …)` inside `emit`)
+//! A sink that makes errors, or panics, does not take the error path down with it. Before: a sink that logged an error itself (`err!(always, …)` inside `emit`)
 //! recursed until the stack overflowed, and a sink that panicked at a boundary made the error
 //! report itself again as "dropped unhandled" while unwinding, or abort on a second panic.
 #![cfg(feature = "std")]

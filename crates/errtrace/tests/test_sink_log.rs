@@ -60,7 +60,7 @@ fn records_go_to_the_log_facade() {
 }
 
 /// Every record kind × the `log` adapter: the text that kind must carry reaches the log line
-/// (issue 12, item 7).
+///.
 #[test]
 fn every_kind_reaches_the_log_line() {
     let _one = ONE.lock().unwrap_or_else(|p| p.into_inner());

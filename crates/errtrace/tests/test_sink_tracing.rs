@@ -96,7 +96,7 @@ fn boundary_event() {
 }
 
 /// Every record kind × this adapter: its kind, and the text that kind must carry, reach the
-/// event's fields (issue 12, item 7: before, a boundary's name, a window's count and where an
+/// event's fields (before, a boundary's name, a window's count and where an
 /// error was reported before were lost).
 fn every_kind_reaches_the_event() {
     EVENTS.lock().unwrap().clear();

@@ -1,4 +1,4 @@
-//! The testing kit (issue 12, item 6). Before it, the guide's capture pattern broke in a real
+//! The testing kit. Before it, the guide's capture pattern broke in a real
 //! test binary: a second `set_sink(&CAPTURE).unwrap()` panicked with `AlreadySet`, the capture
 //! saw only its own thread, rate-limit and `once` state leaked from one test into the next, and
 //! `assert_eq!(f(), Ok(1))` did not compile.

@@ -111,8 +111,7 @@ fn compile_errors() {
     t.compile_fail("tests/ui/*.rs");
 }
 
-// ---- every `?` that compiles without the attribute compiles with it (issue 12, item 3:
-// before, `#[trace]` pinned the operand's error type, and these failed with E0271) ----
+// ---- every `?` that compiles without the attribute compiles with it (before, `#[trace]` pinned the operand's error type, and these failed with E0271) ----
 
 #[errtrace::trace]
 fn narrow(len: usize) -> errtrace::Result<u8> {

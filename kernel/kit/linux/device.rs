@@ -39,7 +39,6 @@ use kernel::device::Device;
 use kernel::ffi::{c_int, c_void};
 
 extern "C" {
-    fn errtrace_linux_task() -> *mut c_void;
     fn errtrace_linux_scope_hold(task: *mut c_void, dev: *mut c_void);
     fn errtrace_linux_scope_release(task: *mut c_void, dev: *mut c_void);
     fn errtrace_linux_dev_printk(dev: *mut c_void, level: c_int, text: *const u8, len: usize);
@@ -74,12 +73,6 @@ static TABLE: [Slot; SLOTS] = [const {
     }
 }; SLOTS];
 
-/// The current task in task context, null in interrupts.
-pub(crate) fn task() -> *mut c_void {
-    // SAFETY: a plain C helper, callable from any context.
-    unsafe { errtrace_linux_task() }
-}
-
 /// The `struct device *` of `dev`, as C sees it.
 pub fn raw(dev: &Device) -> *mut c_void {
     // `Device` is `#[repr(transparent)]` over `Opaque<bindings::device>` (6.12's `as_raw` is
@@ -113,7 +106,7 @@ struct Scope {
 
 impl Scope {
     fn enter(dev: *mut c_void) -> Scope {
-        let me = task();
+        let me = crate::hooks::task();
         let mut scope = Scope {
             slot: None,
             dev,
@@ -177,7 +170,7 @@ pub fn claimed() -> usize {
 
 /// The device of this task's scope, if it is in one (task context only).
 pub(crate) fn current() -> Option<*mut c_void> {
-    let me = task();
+    let me = crate::hooks::task();
     if me.is_null() {
         return None;
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 //! errtrace's platform hooks on Linux: the clock (`ktime_get_mono_fast_ns()`, NMI-safe), the
-//! CPU id, the context of `errtrace::expecting` scopes (the current task; none in interrupts),
+//! CPU id, the current task and the context of `errtrace::expecting` scopes (the current task;
+//! none in interrupts),
 //! and the defer hook (`defer.c`: in NMI, a new site's standing control queries are left to an
 //! `irq_work`).
 
@@ -10,6 +11,7 @@ extern "C" {
     fn errtrace_linux_cpu_id() -> u32;
     fn errtrace_linux_clock_ns() -> u64;
     fn errtrace_linux_defer() -> bool;
+    fn errtrace_linux_task() -> *mut kernel::ffi::c_void;
     fn errtrace_linux_defer_sync();
     fn errtrace_linux_printk(level: kernel::ffi::c_int, text: *const u8, len: usize);
 }
@@ -45,7 +47,13 @@ fn cpu_id() -> u32 {
 /// The current task (`current`) in task context, 0 in interrupts: an interrupt does not take
 /// the interrupted task's expectations.
 fn task_context() -> usize {
-    crate::device::task() as usize
+    task() as usize
+}
+
+/// The current task in task context, null in interrupts.
+pub(crate) fn task() -> *mut kernel::ffi::c_void {
+    // SAFETY: a plain C helper, callable from any context.
+    unsafe { errtrace_linux_task() }
 }
 
 /// Times [`defer`] said "later", and runs of the irq_work it queued.

@@ -204,7 +204,7 @@ mod tests {
         assert!(!take_overflow_notice(), "reported once");
     }
 
-    /// The overflow count is per lookup, as documented (issue 11, item 9: the documentation
+    /// The overflow count is per lookup, as documented (the documentation
     /// said "locations" while the count was per error).
     #[test]
     fn overflow_counts_lookups_not_locations() {
