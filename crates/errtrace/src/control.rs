@@ -24,7 +24,8 @@
 //! Several queries may be separated by `;` or newlines; an input applies completely or not at
 //! all. A query stays in force for sites that appear later (errtrace interns some sites on
 //! first use), like a `dyndbg=` boot parameter: with `std` all of them; without it up to
-//! [`STANDING_BYTES`], and an input that would not fit is rejected whole, with an error.
+//! [`config::STANDING_BYTES`](crate::config::STANDING_BYTES), and an input that would not fit
+//! is rejected whole, with an error.
 //!
 //! Sources of queries: this API; with `std`, the `ERRTRACE` environment variable and the file
 //! named by `ERRTRACE_FILE`, read once by [`crate::init`] or [`init_from_env`], or else by the
@@ -79,7 +80,7 @@ mod env;
 mod listing;
 
 #[cfg(feature = "control")]
-pub use apply::{apply, Applied, STANDING_BYTES};
+pub use apply::{apply, Applied};
 #[cfg(all(feature = "std", not(feature = "control")))]
 pub(crate) use env::flush_at_exit;
 #[cfg(all(feature = "std", feature = "control"))]

@@ -57,9 +57,9 @@ mod armed;
 mod exercise;
 
 #[cfg(feature = "control")]
-pub(crate) use armed::{configure, free_slots, is_configured};
+pub use armed::set_seed;
 #[cfg(feature = "control")]
-pub use armed::{set_seed, MAX_CONFIGS};
+pub(crate) use armed::{configure, free_slots, is_configured};
 #[cfg(all(feature = "std", feature = "control"))]
 pub use exercise::{exercise, Outcome};
 

@@ -94,7 +94,7 @@ pub fn set_context(hook: ContextFn) -> Result<(), AlreadySet> {
 /// Installs the defer hook, for platforms with a context that must not do more than the error
 /// path (an NMI). The one work deferred today: applying the standing control queries
 /// ([`control::apply`](crate::control::apply)) to a site that fires for the first time, a parse
-/// of up to [`STANDING_BYTES`](crate::control::STANDING_BYTES) of text.
+/// of up to [`STANDING_BYTES`](crate::config::STANDING_BYTES) of text.
 ///
 /// The hook returns `false` where that work may run now, and `true` where it must not, after it
 /// has arranged a call to [`control::apply_deferred`](crate::control::apply_deferred) from a

@@ -368,7 +368,7 @@ fn standing_space_full_is_an_error() {
     let long: String = (0..60)
         .map(|i| format!("func never_called_{i} +p\n"))
         .collect();
-    assert!(long.len() > control::STANDING_BYTES);
+    assert!(long.len() > errtrace::config::STANDING_BYTES);
     let e = control::apply(&long).unwrap_err();
     assert!(e.to_string().contains("room for standing queries"), "{e}");
 }

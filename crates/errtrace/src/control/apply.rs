@@ -172,13 +172,11 @@ fn act(q: &query::SiteQuery, site: SiteRef) {
 
 // ---- standing queries: applied again to sites that appear later ----
 
-/// Without `std`: how many bytes of queries stand for sites that appear later (an input that
-/// would not fit is rejected whole), [`config::STANDING_BYTES`](crate::config::STANDING_BYTES).
-/// With `std` there is no limit.
-pub const STANDING_BYTES: usize = crate::config::STANDING_BYTES;
-
+/// Without `std`: the standing queries, at most
+/// [`config::STANDING_BYTES`](crate::config::STANDING_BYTES) bytes (an input that would not fit
+/// is rejected whole). With `std` there is no limit.
 #[cfg(not(feature = "std"))]
-static STANDING: AppendOnlyText<STANDING_BYTES> = AppendOnlyText::new();
+static STANDING: AppendOnlyText<{ crate::config::STANDING_BYTES }> = AppendOnlyText::new();
 
 /// Keeps a validated input for sites that appear later.
 ///

@@ -8,7 +8,7 @@ use crate::sync::{AtomicU32, AtomicU8, Ordering};
 
 /// How many `fail` configurations can exist at once
 /// ([`config::FAIL_CONFIGS`](crate::config::FAIL_CONFIGS)).
-pub const MAX_CONFIGS: usize = crate::config::FAIL_CONFIGS;
+pub(crate) const MAX_CONFIGS: usize = crate::config::FAIL_CONFIGS;
 
 pub(super) struct Config {
     /// 0 free, 1 being written, 2 in use.
