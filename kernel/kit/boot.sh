@@ -77,3 +77,5 @@ sed -E -e 's/\r$//' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1bc//g' \
     -e 's/^\[ *[0-9]+\.[0-9]+\] @@ //' "$work/serial.log" 2>/dev/null || true
 ((rc != 124)) || die "qemu timed out after ${TIMEOUT}s"
 ((rc == 0)) || die "qemu exited $rc: $(cat "$work/qemu.out")"
+# A panic or a script that ended the guest also ends qemu with 0: the guest's last line says.
+grep -q 'BOOT-SH: done' "$work/serial.log" || die "the guest did not finish its script (see the log above)"

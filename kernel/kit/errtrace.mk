@@ -41,7 +41,8 @@ $(error errtrace.mk: $(ERRTRACE_MODULE).o is the module itself: rename the sourc
 endif
 et := errtrace
 ERRTRACE_FEATURES ?= tracepoints dyndbg
-ERRTRACE_TRACE_SYSTEM ?= $(ERRTRACE_MODULE)
+# A trace system's name is pasted into C identifiers: no `-` (a module may have one).
+ERRTRACE_TRACE_SYSTEM ?= $(subst -,_,$(ERRTRACE_MODULE))
 ERRTRACE_MACROS_LIB ?= errtrace_macros
 
 $(ERRTRACE_MODULE)-y += $(et)/core/errtrace.o $(et)/linux/errtrace_linux.o \
@@ -79,6 +80,9 @@ RUSTFLAGS_$(et)/linux/errtrace_linux.o := --emit=metadata=$(errtrace_linux_rmeta
 $(obj)/$(et)/linux/errtrace_linux.o: $(obj)/$(et)/core/errtrace.o
 $(foreach u,$(ERRTRACE_USERS),$(eval RUSTFLAGS_$(u) += $(errtrace_externs)))
 $(addprefix $(obj)/,$(ERRTRACE_USERS)): $(obj)/$(et)/linux/errtrace_linux.o
+
+# The crates' metadata are side outputs of their objects: `make clean` removes them too.
+clean-files += $(et)/core/liberrtrace.rmeta $(et)/linux/liberrtrace_linux.rmeta
 
 # errtrace_trace.h is included by define_trace.h from TRACE_INCLUDE_PATH (.).
 CFLAGS_$(et)/errtrace_tp.o := -I$(src)/$(et) -DERRTRACE_TRACE_SYSTEM=$(ERRTRACE_TRACE_SYSTEM)

@@ -14,8 +14,7 @@
 set -euo pipefail
 
 KIT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CORE=$(cd "$KIT/../../crates/errtrace/src" && pwd)
-TEMPLATE=0 KDIR='' LINK=0 DIR=''
+CORE='' TEMPLATE=0 KDIR='' LINK=0 DIR=''
 while (($#)); do
     case $1 in
         --template) TEMPLATE=1 ;;
@@ -29,6 +28,12 @@ while (($#)); do
     shift
 done
 [[ -n $DIR ]] || { echo "setup.sh: which module folder? (see --help)" >&2; exit 2; }
+# errtrace's source: --core, else this repository's (the kit's own checkout).
+if [[ -z $CORE ]]; then
+    CORE=$KIT/../../crates/errtrace/src
+    [[ -d $CORE ]] || { echo "setup.sh: no errtrace source beside the kit ($CORE): give --core" >&2; exit 2; }
+    CORE=$(cd "$CORE" && pwd)
+fi
 [[ -f $CORE/lib.rs ]] || { echo "setup.sh: no lib.rs in $CORE" >&2; exit 2; }
 die() { echo "setup.sh: $*" >&2; exit 1; }
 

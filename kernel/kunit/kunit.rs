@@ -44,7 +44,8 @@ impl kernel::Module for ErrtraceKunit {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // Errors go to their CPU's shard, as in a real module: a task's own, with preemption
         // off while it makes one; interrupts share shard 0. (KUnit runs the suite after init.)
-        errtrace_linux::install_shards();
+        // SAFETY: first in `init`; the suite makes its errors after init (KUnit runs it then).
+        unsafe { errtrace_linux::install_shards() };
         let _ = errtrace::platform::set_cpu_id(cpu_id);
         Ok(ErrtraceKunit)
     }

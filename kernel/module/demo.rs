@@ -123,7 +123,9 @@ impl kernel::Module for ErrtraceDemo {
         let errtrace = if plain {
             None
         } else {
-            Some(errtrace_linux::install()?)
+            // SAFETY: first in `init`, before the module makes an error; `Installed` is dropped
+            // in `Drop`, after the debugfs files, the stress and the devices are gone.
+            Some(unsafe { errtrace_linux::install() }?)
         };
         apply_ctl(plain)?;
         let Ok(chip_id) = u8::try_from(chip_id) else {

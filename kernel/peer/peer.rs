@@ -93,7 +93,9 @@ impl kernel::Module for ErrtracePeer {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         // errtrace's Linux glue (kernel/kit): its events under this copy's own tracefs system
         // (errtrace_peer, errtrace_builtin), lines at their levels with the module's name.
-        let errtrace = errtrace_linux::install()?;
+        // SAFETY: first in `init`, before the module makes an error; `Installed` is dropped in
+        // `Drop`, the module's exit.
+        let errtrace = unsafe { errtrace_linux::install() }?;
         fault::install()?;
         if let Err(code) = errtrace::boundary(INIT, start()) {
             fault::remove();

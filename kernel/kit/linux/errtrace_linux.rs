@@ -52,18 +52,26 @@ pub use text::{Counter, SliceWriter};
 
 /// Installs errtrace's hooks: the shard hooks, the sink, the clock, the CPU id, the context of
 /// `errtrace::expecting` scopes, the defer hook and the tracepoints; checks errtrace's
-/// dynamic_debug descriptors against the C compiler's `struct _ddebug`. Call first in `init`,
-/// before the module makes any error, and keep the returned [`Installed`] in the module's
-/// state until its end: its `Drop` waits for the work the hooks queued.
+/// dynamic_debug descriptors against the C compiler's `struct _ddebug`.
 ///
 /// # Errors
 ///
 /// `EINVAL` when the descriptor word's bit order differs from the C compiler's (the module
 /// must not load: the kernel would write its flags into the wrong bits).
-pub fn install() -> Result<Installed, kernel::error::Error> {
+///
+/// # Safety
+///
+/// - Called once, first in the module's `init`, before any code of the module can make an
+///   error (no other context may be making one meanwhile: the shard hooks change how errors
+///   are recorded, see `errtrace::platform::set_shard_hooks`).
+/// - The returned [`Installed`] is kept until no code of the module runs any more, and dropped
+///   in process context (the module's exit): its `Drop` waits for the `irq_work` the hooks may
+///   have queued, which lives in the module's memory.
+pub unsafe fn install() -> Result<Installed, kernel::error::Error> {
     #[cfg(feature = "dyndbg")]
     dyndbg::check_layout()?;
-    shard::install();
+    // SAFETY: the caller's contract: first in `init`, before any error is made.
+    unsafe { shard::install() };
     let _ = errtrace::sink::set_sink(&sink::PRINTK);
     hooks::install();
     #[cfg(feature = "tracepoints")]
@@ -73,8 +81,13 @@ pub fn install() -> Result<Installed, kernel::error::Error> {
 
 /// Installs only the shard hooks (a task's CPU shard of the recorder and counters, with
 /// preemption off): for a test suite that checks the recorder and prints nothing of its own.
-pub fn install_shards() {
-    shard::install();
+///
+/// # Safety
+///
+/// As [`install`]'s first point: once, first in `init`, before any error is made.
+pub unsafe fn install_shards() {
+    // SAFETY: the caller's contract is the shard hooks' (before any error, no other context).
+    unsafe { shard::install() };
 }
 
 /// errtrace's hooks, installed by [`install`]: keep it in the module's state (declared after
@@ -82,8 +95,8 @@ pub fn install_shards() {
 ///
 /// Dropping it prints the rate limits' pending summaries and waits for the `irq_work` that
 /// applies standing control queries to sites first seen in NMI: after the module's code is
-/// gone, no such work may run. (A module that forgets it and makes errors in NMI leaves that
-/// wait out; errtrace cannot make it for it.)
+/// gone, no such work may run ([`install`]'s contract: keep it until then).
+#[must_use = "errtrace's hooks must stay installed until the module's exit drops this"]
 pub struct Installed(());
 
 impl Drop for Installed {

@@ -18,10 +18,15 @@ fn exit() {
     unsafe { errtrace_shard_exit() }
 }
 
-/// Installs the hooks. Call first in `init`, before the module makes any error.
-pub(crate) fn install() {
+/// Installs the hooks.
+///
+/// # Safety
+///
+/// Called before the module makes any error, while no other context can make one (first in
+/// `init`).
+pub(crate) unsafe fn install() {
     // SAFETY: `enter` names shard 1 + CPU only in task context and with preemption off until
     // `exit`, so no other context gets that shard meanwhile (an interrupt on the same CPU gets
-    // the shared shard 0, another CPU its own); `init` runs before the module makes any error.
+    // the shared shard 0, another CPU its own); the caller installs them before any error.
     let _ = unsafe { errtrace::platform::set_shard_hooks(enter, exit) };
 }

@@ -9,8 +9,9 @@
 //! - 0 (the default): the chip does not answer: a register read fails with `EIO` two calls
 //!   down; the read's creator prints its line on the device, the probe fails with `-EIO`;
 //! - 1: the device has no MEM resource (`ENODEV`, printed where it is made);
-//! - 2: the buffer's allocation fails (`ENOMEM`: quiet, as `dev_err_probe()` keeps it: the
-//!   allocator's own warning is the report);
+//! - 2: the buffer's allocation fails (`ENOMEM`: quiet, as `dev_err_probe()` keeps it; the
+//!   allocator would warn with a stack trace, but this 1 GiB request passes `__GFP_NOWARN`, so
+//!   only the driver core's line remains);
 //! - 3: the probe succeeds.
 
 use errtrace::{
@@ -95,7 +96,9 @@ struct SensorModule {
 impl kernel::InPlaceModule for SensorModule {
     fn init(module: &'static ThisModule) -> impl PinInit<Self, Error> {
         pin_init::pin_init_scope(move || {
-            let errtrace = errtrace_linux::install()?;
+            // SAFETY: first in `init`, before the driver is registered (no probe, so no error,
+            // before it); `Installed` is the module's last field, dropped at its exit.
+            let errtrace = unsafe { errtrace_linux::install() }?;
             Ok(try_pin_init!(Self {
                 driver <- kernel::driver::Registration::new(
                     <Self as kernel::ModuleMetadata>::NAME,
