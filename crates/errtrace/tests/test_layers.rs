@@ -269,38 +269,28 @@ fn layers_import_only_downward() {
     );
 }
 
-/// No two modules of the map use each other, directly or through others (a module's own
-/// children are part of it): each concept can be read, and changed, below the ones that use it.
-#[test]
-fn modules_import_no_cycles() {
-    use std::collections::{BTreeMap, BTreeSet};
-    let mut edges: BTreeMap<&str, BTreeMap<&str, String>> = BTreeMap::new();
-    for u in uses() {
-        let from = owner_of(&u.module).unwrap();
-        if from != u.target {
-            edges
-                .entry(from)
-                .or_default()
-                .entry(u.target)
-                .or_insert(u.at);
-        }
-    }
-    // Depth-first search for a back edge; report the cycle with one place per edge.
-    fn visit<'a>(
-        m: &'a str,
-        edges: &BTreeMap<&'a str, BTreeMap<&'a str, String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut BTreeSet<&'a str>,
-    ) -> Option<Vec<&'a str>> {
-        if let Some(i) = path.iter().position(|p| *p == m) {
+/// Import edges: from a module to the modules it uses, each with one place that uses it.
+type Edges = std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>;
+
+/// A cycle of `edges`, as its steps with one place per edge, if there is one (a depth-first
+/// search for a back edge).
+fn find_cycle(edges: &Edges) -> Option<String> {
+    use std::collections::BTreeSet;
+    fn visit(
+        m: &str,
+        edges: &Edges,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == m) {
             let mut cycle = path[i..].to_vec();
-            cycle.push(m);
+            cycle.push(m.to_string());
             return Some(cycle);
         }
-        if !done.insert(m) {
+        if !done.insert(m.to_string()) {
             return None;
         }
-        path.push(m);
+        path.push(m.to_string());
         for next in edges.get(m).into_iter().flat_map(|e| e.keys()) {
             if let Some(c) = visit(next, edges, path, done) {
                 return Some(c);
@@ -310,15 +300,33 @@ fn modules_import_no_cycles() {
         None
     }
     let mut done = BTreeSet::new();
-    for m in edges.keys() {
-        let mut path = vec![];
-        if let Some(cycle) = visit(m, &edges, &mut path, &mut done) {
-            let steps: Vec<String> = cycle
-                .windows(2)
-                .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[w[0]][w[1]]))
-                .collect();
-            panic!("an import cycle:\n{}", steps.join("\n"));
+    edges.keys().find_map(|m| {
+        let cycle = visit(m, edges, &mut vec![], &mut done)?;
+        let steps: Vec<String> = cycle
+            .windows(2)
+            .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[&w[0]][&w[1]]))
+            .collect();
+        Some(steps.join("\n"))
+    })
+}
+
+/// No two modules of the map use each other, directly or through others (a module's own
+/// children are part of it): each concept can be read, and changed, below the ones that use it.
+#[test]
+fn modules_import_no_cycles() {
+    let mut edges = Edges::new();
+    for u in uses() {
+        let from = owner_of(&u.module).unwrap();
+        if from != u.target {
+            edges
+                .entry(from.to_string())
+                .or_default()
+                .entry(u.target.to_string())
+                .or_insert(u.at);
         }
+    }
+    if let Some(cycle) = find_cycle(&edges) {
+        panic!("an import cycle:\n{cycle}");
     }
 }
 
@@ -328,7 +336,7 @@ fn modules_import_no_cycles() {
 /// is an edge y → x.
 #[test]
 fn kernel_crates_import_no_cycles() {
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../kernel");
     let mut checked = 0;
     for dir in ["kit/linux", "module", "peer", "kunit", "kit/template"] {
@@ -338,7 +346,7 @@ fn kernel_crates_import_no_cycles() {
             .iter()
             .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
-        let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        let mut edges = Edges::new();
         for f in &files {
             let from = f.file_stem().unwrap().to_string_lossy().into_owned();
             let text = std::fs::read_to_string(f).unwrap();
@@ -357,42 +365,8 @@ fn kernel_crates_import_no_cycles() {
                 }
             }
         }
-        fn visit(
-            m: &str,
-            edges: &BTreeMap<String, BTreeMap<String, String>>,
-            path: &mut Vec<String>,
-            done: &mut BTreeSet<String>,
-        ) -> Option<Vec<String>> {
-            if let Some(i) = path.iter().position(|p| p == m) {
-                let mut cycle = path[i..].to_vec();
-                cycle.push(m.to_string());
-                return Some(cycle);
-            }
-            if !done.insert(m.to_string()) {
-                return None;
-            }
-            path.push(m.to_string());
-            for next in edges.get(m).into_iter().flat_map(|e| e.keys()) {
-                if let Some(c) = visit(next, edges, path, done) {
-                    return Some(c);
-                }
-            }
-            path.pop();
-            None
-        }
-        let mut done = BTreeSet::new();
-        for m in edges.keys() {
-            if let Some(cycle) = visit(m, &edges, &mut vec![], &mut done) {
-                let steps: Vec<String> = cycle
-                    .windows(2)
-                    .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[&w[0]][&w[1]]))
-                    .collect();
-                panic!(
-                    "an import cycle in {}:\n{}",
-                    dir.display(),
-                    steps.join("\n")
-                );
-            }
+        if let Some(cycle) = find_cycle(&edges) {
+            panic!("an import cycle in {}:\n{cycle}", dir.display());
         }
     }
     assert!(
