@@ -7,7 +7,6 @@ use kernel::error::{code::EINVAL, Error};
 
 extern "C" {
     fn errtrace_linux_ddebug_word(line: u32, flags: u32) -> u32;
-    fn errtrace_linux_printk(level: kernel::ffi::c_int, text: *const u8, len: usize);
 }
 
 /// Compares errtrace's descriptor word with the C compiler's (`lineno:18`, `class_id:6`,
@@ -17,9 +16,7 @@ pub(crate) fn check_layout() -> Result<(), Error> {
         // SAFETY: a pure C function of two integers.
         let c = unsafe { errtrace_linux_ddebug_word(line, flags) };
         if c != errtrace::__private::DynDebug::word(line, flags) {
-            let text = "struct _ddebug's bit-fields are not in errtrace's order";
-            // SAFETY: `text` is valid for its length.
-            unsafe { errtrace_linux_printk(3, text.as_ptr(), text.len()) };
+            crate::printk::print_line(3, "struct _ddebug's bit-fields are not in errtrace's order");
             return Err(EINVAL);
         }
     }

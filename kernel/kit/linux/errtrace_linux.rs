@@ -37,6 +37,7 @@ mod device;
 #[cfg(feature = "dyndbg")]
 mod dyndbg;
 mod hooks;
+mod printk;
 mod shard;
 mod sink;
 mod text;

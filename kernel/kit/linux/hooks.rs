@@ -13,7 +13,6 @@ extern "C" {
     fn errtrace_linux_defer() -> bool;
     fn errtrace_linux_task() -> *mut kernel::ffi::c_void;
     fn errtrace_linux_defer_sync();
-    fn errtrace_linux_printk(level: kernel::ffi::c_int, text: *const u8, len: usize);
 }
 
 /// Whether [`install`] ran (a probe without it warns once: nothing of errtrace would print).
@@ -90,7 +89,8 @@ pub(crate) fn warn_if_not_installed() {
     if INSTALLED.load(Relaxed) || WARNED.swap(true, Relaxed) {
         return;
     }
-    let text = "errtrace_linux::install() was not called in init: errtrace prints nothing";
-    // SAFETY: `text` is valid for its length.
-    unsafe { errtrace_linux_printk(4, text.as_ptr(), text.len()) };
+    crate::printk::print_line(
+        4,
+        "errtrace_linux::install() was not called in init: errtrace prints nothing",
+    );
 }

@@ -8,10 +8,6 @@ use core::fmt::{self, Write};
 use errtrace::sink::{Level, Record, Sink};
 use kernel::ffi::{c_int, c_void};
 
-extern "C" {
-    fn errtrace_linux_printk(level: c_int, text: *const u8, len: usize);
-}
-
 /// The sink [`crate::install`] installs.
 pub(crate) struct Printk;
 
@@ -62,8 +58,7 @@ impl Lines {
         match self.dev {
             // SAFETY: `dev` came from this task's device scope, which outlives this record.
             Some(dev) => unsafe { crate::device::dev_printk(dev, self.level, line) },
-            // SAFETY: `line` is valid for `line.len()` bytes; the C side reads only those.
-            None => unsafe { errtrace_linux_printk(self.level, line.as_ptr(), line.len()) },
+            None => crate::printk::print_line(self.level, line),
         }
         self.len = 0;
     }
